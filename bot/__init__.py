@@ -1,0 +1,1 @@
+"""quantjoule bot: issue -> validate -> grade -> plan -> forge."""

@@ -1,0 +1,1 @@
+"""Reference crossover curves: fit, grade, render."""

@@ -1,0 +1,1 @@
+"""quantjoule gallery: deterministic plots, Markdown gallery and static site."""

@@ -1,0 +1,3 @@
+from gallery.cli import main
+
+main()
