@@ -1,0 +1,71 @@
+"""QJ4xx problem codes of the measurement CLI (registry shape of docs/CONTRACTS.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Code:
+    code: str
+    severity: str  # "error" | "warning"
+    title: str
+    hint: str
+
+
+_CODES = (
+    Code("QJ401", "error", "no CUDA GPU visible",
+         "Install a CUDA build of torch and an NVIDIA driver; a reference report was written instead."),
+    Code("QJ402", "error", "NVML not available",
+         "Install nvidia-ml-py and make sure the NVIDIA driver is loaded (nvidia-smi works)."),
+    Code("QJ403", "error", "an arm failed to load or run",
+         "Often out of memory: try fewer precisions at once or a smaller model; other arms were kept."),
+    Code("QJ404", "error", "interrupted",
+         "The run was stopped; what was completed was written but is not a measurement. Run it again."),
+    Code("QJ405", "warning", "cooldown timed out",
+         "The GPU did not return to its loaded-idle power in time; close other GPU work and retry."),
+    Code("QJ406", "warning", "power sampler fell behind",
+         "Samples were dropped; lower --sample-rate or free CPU cores."),
+    Code("QJ407", "warning", "counter and trace energies disagree",
+         "The NVML energy counter and the power trace differ by more than the threshold on some block."),
+    Code("QJ408", "error", "unknown GPU architecture",
+         "This GPU name is not in the table; pass --gpu-arch (hopper, ada, ampere, blackwell, turing, volta)."),
+    Code("QJ409", "error", "bad option",
+         "Check the option values with `python -m measure run --help`."),
+    Code("QJ410", "error", "model could not be loaded",
+         "Check the Hugging Face id or local path, or use --synthetic NAME for a random-init model."),
+    Code("QJ411", "warning", "energy counter not supported",
+         "This GPU has no NVML total-energy counter; energies come from the power trace."),
+    Code("QJ412", "warning", "instant power field not supported",
+         "nvmlDeviceGetPowerUsage was used instead; it may be a 1 s average on this GPU."),
+    Code("QJ413", "error", "report too large",
+         "Use fewer trials (--trials) so the report fits in an issue body."),
+)
+
+
+def codes() -> tuple[Code, ...]:
+    """Every QJ4xx code, in order."""
+    return _CODES
+
+
+def get(code: str) -> Code:
+    for c in _CODES:
+        if c.code == code:
+            return c
+    raise KeyError(code)
+
+
+class MeasureError(Exception):
+    """A measurement failure with a QJ4xx code; the CLI prints code, message and hint."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    @property
+    def hint(self) -> str:
+        return get(self.code).hint
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}\n  hint: {self.hint}"

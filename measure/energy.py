@@ -1,0 +1,78 @@
+"""Energy math over power traces: edge-clipped trapezoid integration, agreement, dynamic energy."""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+
+
+def _interp(t: float, t0: float, p0: float, t1: float, p1: float) -> float:
+    if t1 == t0:
+        return p0
+    return p0 + (p1 - p0) * (t - t0) / (t1 - t0)
+
+
+def power_at(times_s: Sequence[float], power_w: Sequence[float], t: float) -> float:
+    """Power at time t, linearly interpolated; held constant beyond the first/last sample."""
+    if not times_s:
+        raise ValueError("empty trace")
+    if t <= times_s[0]:
+        return power_w[0]
+    if t >= times_s[-1]:
+        return power_w[-1]
+    i = bisect_right(times_s, t)
+    return _interp(t, times_s[i - 1], power_w[i - 1], times_s[i], power_w[i])
+
+
+def integrate_j(times_s: Sequence[float], power_w: Sequence[float], start_s: float, end_s: float) -> float:
+    """Energy in J over [start_s, end_s] by trapezoid, with the trace interpolated at both edges.
+
+    Samples must be sorted by time. A window that reaches past the trace holds the edge value, which
+    is why the sampler keeps running a little before and after every measured window.
+    """
+    if end_s < start_s:
+        raise ValueError("end before start")
+    if len(times_s) != len(power_w):
+        raise ValueError("times and powers differ in length")
+    if end_s == start_s:
+        return 0.0
+    lo = bisect_right(times_s, start_s)
+    hi = bisect_left(times_s, end_s)
+    ts = [start_s, *times_s[lo:hi], end_s]
+    ps = [power_at(times_s, power_w, start_s), *power_w[lo:hi], power_at(times_s, power_w, end_s)]
+    total = 0.0
+    for k in range(1, len(ts)):
+        total += 0.5 * (ps[k] + ps[k - 1]) * (ts[k] - ts[k - 1])
+    return total
+
+
+def mean_power_w(times_s: Sequence[float], power_w: Sequence[float], start_s: float, end_s: float) -> float:
+    """Time-weighted mean power over a window."""
+    return integrate_j(times_s, power_w, start_s, end_s) / (end_s - start_s)
+
+
+def disagreement_pct(counter_j: float, trace_j: float) -> float:
+    """|counter - trace| relative to the counter, in percent."""
+    if counter_j <= 0:
+        return float("inf")
+    return abs(counter_j - trace_j) / counter_j * 100.0
+
+
+def dynamic_j(energy_j: float, idle_power_w: float, duration_s: float) -> float:
+    """Energy above the loaded-idle floor: what the work itself added."""
+    return energy_j - idle_power_w * duration_s
+
+
+def reconstruct_per_token_j(block_energy_j: float, block_tokens: int, prefill_j: float, tokens: int) -> float:
+    """Energy per token of a `tokens`-long generation from a `block_tokens`-long one.
+
+    A greedy generation of n new tokens costs P + (n - 1) * d: one prefill (the prompt's forward pass,
+    which yields the first token, plus the per-call overhead) and n - 1 decode steps. With P measured
+    separately, d = (E_block - P) / (block_tokens - 1) and E(tokens) = P + (tokens - 1) * d.
+    """
+    if block_tokens == tokens:
+        return block_energy_j / tokens
+    if block_tokens < 2:
+        raise ValueError("block_tokens must be at least 2 to separate decode from prefill")
+    decode_j = (block_energy_j - prefill_j) / (block_tokens - 1)
+    return (prefill_j + (tokens - 1) * decode_j) / tokens

@@ -1,0 +1,260 @@
+"""The measurement protocol: resident arms, loaded-idle cooldown, mirrored interleaved blocks.
+
+Side effects are injected (power source, sampler, clock, sleep, arms), so the whole loop runs in
+tests against fakes. Design, driven by what an H200 does with batch-1 decode:
+- every arm stays resident; loaded-idle power is measured after loading, and each block starts only
+  once power is back within `tolerance_w` of it (or `timeout_s` passes; the wait is recorded);
+- a block runs every arm twice, in a seeded shuffled order followed by its mirror image
+  (A B C C B A): each arm's two generations sit symmetrically in time, so a linear drift of host
+  throughput inside the block cancels in the paired ratio, and blocks are short (block_tokens), so
+  what drift is left is small;
+- the per-token energy of a `tokens`-long generation is reconstructed from a prefill energy P
+  (generate(1), measured in bursts before and after the blocks) and the block's per-step decode
+  energy; see energy.reconstruct_per_token_j.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from measure.energy import integrate_j
+
+
+@dataclass
+class ProtocolConfig:
+    tokens: int = 256
+    block_tokens: int = 32
+    trials: int | None = None  # number of blocks; None -> until duration_s
+    duration_s: float | None = 300.0  # budget for the block phase
+    warmup_runs: int = 2
+    seed: int = 0
+    prefill_reps: int = 8
+    direct_check_runs: int = 1
+    cooldown_tolerance_w: float = 5.0
+    cooldown_timeout_s: float = 30.0
+    cooldown_window_s: float = 0.2
+    idle_window_s: float = 5.0
+
+
+@dataclass
+class Window:
+    arm: str
+    start_s: float
+    end_s: float
+    counter_j: float | None
+    tokens: int
+
+
+@dataclass
+class Outcome:
+    """Everything the protocol observed; the report is built from it."""
+
+    config: ProtocolConfig
+    arms: list[str]
+    blocks: list[dict] = field(default_factory=list)
+    orders: list[list[str]] = field(default_factory=list)
+    waits_s: list[float] = field(default_factory=list)
+    timeouts: int = 0
+    idle_power_bare_w: float | None = None
+    idle_power_loaded_w: float | None = None
+    prefill: dict = field(default_factory=dict)  # arm -> {"energy_j", "duration_s", "reps"}
+    direct: dict = field(default_factory=dict)  # arm -> {"energy_j", "duration_s", "tokens"}
+    failed: dict = field(default_factory=dict)  # arm -> reason
+    interrupted: bool = False
+    time_split_s: dict = field(default_factory=dict)
+
+
+def block_order(arms: list[str], rng: random.Random) -> list[str]:
+    """A seeded shuffled order followed by its mirror: A B C -> A B C C B A."""
+    first = list(arms)
+    rng.shuffle(first)
+    return first + first[::-1]
+
+
+def cooldown(read_power: Callable[[], float], clock: Callable[[], float], sleep: Callable[[float], None],
+             target_w: float, tolerance_w: float, timeout_s: float, window_s: float = 0.2,
+             reads: int = 5) -> tuple[float, bool, float]:
+    """Wait until the mean of `reads` power readings over `window_s` is <= target + tolerance.
+
+    Returns (waited_s, timed_out, last_mean_w). A timeout does not stop the run; it is recorded.
+    """
+    start = clock()
+    while True:
+        vals = []
+        for k in range(reads):
+            vals.append(read_power())
+            if k < reads - 1:
+                sleep(window_s / (reads - 1))
+        mean_w = sum(vals) / len(vals)
+        waited = clock() - start
+        if mean_w <= target_w + tolerance_w:
+            return waited, False, mean_w
+        if waited >= timeout_s:
+            return waited, True, mean_w
+        sleep(0.1)
+
+
+class Protocol:
+    """Runs the protocol over resident `arms` ({name: Arm}); FP16 must be among them."""
+
+    def __init__(self, config: ProtocolConfig, source, sampler, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep, progress: Callable[..., None] | None = None):
+        self.cfg = config
+        self.src = source
+        self.sampler = sampler
+        self.clock = clock
+        self.sleep = sleep
+        self.progress = progress or (lambda *a, **k: None)
+
+    # -- measurement primitives -------------------------------------------------------------
+    def _counter(self) -> float | None:
+        return self.src.energy_j() if self.src.has_energy_counter else None
+
+    def _gen(self, name: str, arm, n: int) -> Window:
+        e0 = self._counter()
+        t0 = self.clock()
+        got = arm.generate(n)
+        t1 = self.clock()
+        e1 = self._counter()
+        return Window(name, t0, t1, None if e0 is None else e1 - e0, int(got))
+
+    def trace_j(self, w: Window) -> float:
+        self.sampler.wait_past(w.end_s)
+        t, p, _ = self.sampler.trace()
+        return integrate_j(t, p, w.start_s, w.end_s)
+
+    def _idle_w(self, seconds: float) -> float:
+        t0 = self.clock()
+        self.sleep(seconds)
+        t1 = self.clock()
+        self.sampler.wait_past(t1)
+        t, p, _ = self.sampler.trace()
+        return integrate_j(t, p, t0, t1) / (t1 - t0)
+
+    # -- phases -----------------------------------------------------------------------------
+    def measure_bare_idle(self, seconds: float = 3.0) -> float:
+        return self._idle_w(seconds)
+
+    def run(self, arms: dict, out: Outcome) -> Outcome:
+        """Warmup, loaded idle, prefill bursts, blocks, direct check. Fills and returns `out`."""
+        cfg = self.cfg
+        rng = random.Random(cfg.seed)
+        live = [a for a in out.arms if a in arms and a not in out.failed]
+        split = out.time_split_s
+        try:
+            t = self.clock()
+            for name in live:
+                for _ in range(cfg.warmup_runs):
+                    self._safe(out, name, lambda a=arms[name]: a.generate(cfg.block_tokens))
+                if cfg.block_tokens != cfg.tokens and cfg.direct_check_runs:
+                    self._safe(out, name, lambda a=arms[name]: a.generate(cfg.tokens))
+            split["warmup"] = self.clock() - t
+            t = self.clock()
+            out.idle_power_loaded_w = self._idle_w(cfg.idle_window_s)
+            split["idle"] = self.clock() - t
+            split.setdefault("cooldown", 0.0)
+            split.setdefault("decode", 0.0)
+            self._prefill(arms, out, rng)
+            self._blocks(arms, out, rng)
+            self._prefill(arms, out, rng)
+            if cfg.block_tokens != cfg.tokens:
+                for _ in range(cfg.direct_check_runs):
+                    self._direct(arms, out, rng)
+        except KeyboardInterrupt:
+            out.interrupted = True
+        return out
+
+    def _safe(self, out: Outcome, name: str, fn):
+        if name in out.failed:
+            return None
+        try:
+            return fn()
+        except KeyboardInterrupt:
+            raise
+        except Exception as exc:  # an arm's failure (OOM, NVML error) must not lose the other arms
+            out.failed[name] = f"{type(exc).__name__}: {str(exc)[:200]}"
+            return None
+
+    def _wait_cool(self, out: Outcome) -> float:
+        t = self.clock()
+        waited, timed_out, mean_w = cooldown(
+            self.src.power_w, self.clock, self.sleep, out.idle_power_loaded_w, self.cfg.cooldown_tolerance_w,
+            self.cfg.cooldown_timeout_s, self.cfg.cooldown_window_s)
+        out.waits_s.append(round(waited, 3))
+        out.timeouts += int(timed_out)
+        out.time_split_s["cooldown"] += self.clock() - t
+        return mean_w
+
+    def _prefill(self, arms: dict, out: Outcome, rng: random.Random) -> None:
+        reps = self.cfg.prefill_reps
+        live = [a for a in out.arms if a not in out.failed]
+        for name in block_order(live, rng)[: len(live)]:
+            w = self._safe(out, name, lambda n=name: self._burst(n, arms[n], reps))
+            if w is None:
+                continue
+            energy = w.counter_j if w.counter_j is not None else self.trace_j(w)
+            acc = out.prefill.setdefault(name, {"energy_j": 0.0, "duration_s": 0.0, "reps": 0})
+            acc["energy_j"] += energy
+            acc["duration_s"] += w.end_s - w.start_s
+            acc["reps"] += reps
+
+    def _burst(self, name: str, arm, reps: int) -> Window:
+        e0 = self._counter()
+        t0 = self.clock()
+        for _ in range(reps):
+            arm.generate(1)
+        t1 = self.clock()
+        e1 = self._counter()
+        return Window(name, t0, t1, None if e0 is None else e1 - e0, reps)
+
+    def _blocks(self, arms: dict, out: Outcome, rng: random.Random) -> None:
+        cfg = self.cfg
+        start = self.clock()
+        last_block_s = 0.0
+        b = 0
+        while True:
+            if cfg.trials is not None and b >= cfg.trials:
+                break
+            if cfg.duration_s is not None and self.clock() - start + last_block_s > cfg.duration_s:
+                break
+            live = [a for a in out.arms if a not in out.failed]
+            if "FP16" not in live or len(live) < 2:
+                break
+            t_block = self.clock()
+            idle_w = self._wait_cool(out)
+            temps = {}
+            order = block_order(live, rng)
+            windows: list[Window] = []
+            t_dec = self.clock()
+            for name in order:
+                if name not in temps:
+                    temps[name] = self.src.temperature_c()
+                w = self._safe(out, name, lambda n=name: self._gen(n, arms[n], cfg.block_tokens))
+                if w is not None:
+                    windows.append(w)
+            out.time_split_s["decode"] += self.clock() - t_dec
+            out.orders.append(order)
+            out.blocks.append({"block": b, "order": order, "idle_power_w": idle_w, "temps_c": temps,
+                               "windows": windows, "trace_j": [self.trace_j(w) for w in windows]})
+            b += 1
+            last_block_s = self.clock() - t_block
+            self.progress("block", block=b, trials=cfg.trials, elapsed_s=self.clock() - start,
+                          duration_s=cfg.duration_s, last_block_s=last_block_s)
+
+    def _direct(self, arms: dict, out: Outcome, rng: random.Random) -> None:
+        live = [a for a in out.arms if a not in out.failed]
+        self._wait_cool(out)
+        t = self.clock()
+        for name in block_order(live, rng):
+            w = self._safe(out, name, lambda n=name: self._gen(n, arms[n], self.cfg.tokens))
+            if w is None:
+                continue
+            energy = w.counter_j if w.counter_j is not None else self.trace_j(w)
+            acc = out.direct.setdefault(name, {"energy_j": 0.0, "duration_s": 0.0, "tokens": 0})
+            acc["energy_j"] += energy
+            acc["duration_s"] += w.end_s - w.start_s
+            acc["tokens"] += w.tokens
+        out.time_split_s["direct_check"] = self.clock() - t

@@ -1,0 +1,135 @@
+"""Power sampler in its own process: timestamps, instant power and energy counter at a fixed rate.
+
+Batch-1 eager decode is bound by the Python launch path, so a sampling thread would compete with
+it for the interpreter lock. The sampler therefore runs in a separate (spawned) process that opens
+its own power source, and writes into shared memory that the parent reads without locking.
+Timestamps are time.monotonic() (CLOCK_MONOTONIC), which is the same clock in every process.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing as mp
+import time
+from collections.abc import Callable
+
+_FIELDS = 3  # t_s, power_w, energy_j
+
+
+def _loop(factory, rate_hz, buf, count, dropped, capacity, stop, ready, failed):
+    try:
+        src = factory()
+    except Exception:  # reported to the parent through `failed`
+        failed.value = 1
+        ready.set()
+        return
+    period = 1.0 / rate_hz
+    has_counter = getattr(src, "has_energy_counter", True)
+    ready.set()
+    next_t = time.monotonic()
+    n = 0
+    try:
+        while not stop.is_set() and n < capacity:
+            t0 = time.monotonic()
+            p = src.power_w()
+            t1 = time.monotonic()
+            e = src.energy_j() if has_counter else math.nan
+            base = n * _FIELDS
+            buf[base] = 0.5 * (t0 + t1)
+            buf[base + 1] = p
+            buf[base + 2] = e
+            n += 1
+            count.value = n  # published last so the parent never reads a half-written sample
+            next_t += period
+            now = time.monotonic()
+            if now > next_t + period:
+                missed = int((now - next_t) // period)
+                dropped.value += missed
+                next_t += missed * period
+            delay = next_t - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+    except Exception:
+        failed.value = 2
+    finally:
+        src.close()
+
+
+class ProcessSampler:
+    """Samples `factory()`'s power source at `rate_hz` in a child process until stop()."""
+
+    def __init__(self, factory: Callable, rate_hz: float = 100.0, max_duration_s: float = 7200.0):
+        if rate_hz <= 0:
+            raise ValueError("rate_hz must be positive")
+        self.factory = factory
+        self.rate_hz = float(rate_hz)
+        self.capacity = int(rate_hz * max_duration_s) + 16
+        self.kind = "process"
+        self._proc = None
+        self._cache_t: list[float] = []
+        self._cache_p: list[float] = []
+        self._cache_e: list[float] = []
+
+    def start(self, timeout_s: float = 60.0) -> None:
+        ctx = mp.get_context("spawn")
+        self._buf = ctx.RawArray("d", self.capacity * _FIELDS)
+        self._count = ctx.RawValue("q", 0)
+        self._dropped = ctx.RawValue("q", 0)
+        self._failed = ctx.RawValue("i", 0)
+        self._stop = ctx.Event()
+        ready = ctx.Event()
+        self._proc = ctx.Process(target=_loop, daemon=True, args=(
+            self.factory, self.rate_hz, self._buf, self._count, self._dropped, self.capacity,
+            self._stop, ready, self._failed))
+        self._proc.start()
+        if not ready.wait(timeout_s) or self._failed.value:
+            self.stop()
+            raise RuntimeError("the power sampler process could not open the power source")
+
+    def _pull(self) -> None:
+        n = self._count.value
+        have = len(self._cache_t)
+        if n > have:
+            flat = self._buf[have * _FIELDS:n * _FIELDS]
+            self._cache_t.extend(flat[0::3])
+            self._cache_p.extend(flat[1::3])
+            self._cache_e.extend(flat[2::3])
+
+    def wait_past(self, t_s: float, timeout_s: float = 2.0) -> None:
+        """Block until a sample later than t_s exists, so a window's right edge is interpolated."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            self._pull()
+            if self._cache_t and self._cache_t[-1] > t_s:
+                return
+            if time.monotonic() > deadline or self._failed.value:
+                return
+            time.sleep(0.5 / self.rate_hz)
+
+    def trace(self) -> tuple[list[float], list[float], list[float]]:
+        """(times_s, power_w, energy_j) of every sample so far."""
+        self._pull()
+        return self._cache_t, self._cache_p, self._cache_e
+
+    def dropped(self) -> int:
+        return int(self._dropped.value)
+
+    def failed(self) -> bool:
+        return bool(self._failed.value)
+
+    def achieved_rate_hz(self) -> float | None:
+        t, _, _ = self.trace()
+        if len(t) < 2 or t[-1] <= t[0]:
+            return None
+        return (len(t) - 1) / (t[-1] - t[0])
+
+    def stop(self) -> None:
+        if self._proc is None:
+            return
+        self._stop.set()
+        self._proc.join(5.0)
+        if self._proc.is_alive():
+            self._proc.terminate()
+            self._proc.join(2.0)
+        self._pull()
+        self._proc = None
