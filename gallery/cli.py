@@ -1,8 +1,60 @@
-"""Command-line entry for `python -m gallery`."""
+"""Command-line entry for `python -m gallery`: thin commands over gallery.builder."""
+
+from __future__ import annotations
+
+from pathlib import Path
 
 import click
+
+from gallery.codes import GalleryError
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
     """Build the replication gallery (plots, Markdown, static site)."""
+
+
+@main.command()
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
+              show_default=True, help="Repository root holding replications/ and reference/curves.json.")
+@click.option("--site-dir", type=click.Path(path_type=Path), default=None,
+              help="Where to write the static site [default: ROOT/gallery/site].")
+@click.option("--incremental", is_flag=True,
+              help="Re-render only the plots and pages whose inputs changed since the last build.")
+def build(root: Path, site_dir: Path | None, incremental: bool) -> None:
+    """Rebuild gallery/README.md, gallery/plots/ and the static site from replications/."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from gallery.builder import build as run_build
+
+    console = Console(stderr=True)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=console,
+                  transient=True) as bar:
+        tasks: dict[str, int] = {}
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total)
+            bar.update(tasks[stage], completed=done)
+
+        try:
+            result = run_build(root, site_dir, incremental=incremental, progress=progress)
+        except GalleryError as exc:
+            raise click.ClickException(exc.render()) from None
+        except OSError as exc:
+            raise click.ClickException(GalleryError("QJ603", str(exc)).render()) from None
+    counts = result.counts
+    click.echo(f"{result.n_rows} replication(s): {counts['confirmation']} confirmation(s), "
+               f"{counts['contradiction']} contradiction(s), {counts['ungraded']} ungraded")
+    click.echo(f"plots: {result.plots_rendered} rendered, {result.plots_reused} unchanged; "
+               f"pages: {result.pages_rendered} rendered, {result.pages_reused} unchanged "
+               f"({result.seconds:.2f} s)")
+    for item in result.skipped:
+        click.echo(f"not shown: {item['id']}: {item['reason']}")
+    for item in result.unreadable:
+        click.echo(f"{item['code']}: {item['path']}: {item['reason']}", err=True)
+    click.echo(f"Markdown gallery: {result.gallery_dir / 'README.md'}")
+    index = result.index.resolve()
+    click.echo(f"Open the site: {index.as_uri()}")
+    click.echo(f"  or serve it: python -m http.server --directory {result.site_dir} 8000  ->  http://127.0.0.1:8000/")

@@ -1,0 +1,34 @@
+"""QJ6xx problem codes of the gallery build, in the shared registry shape, and the error that carries one."""
+
+from __future__ import annotations
+
+from schema.codes import Code
+
+CODES: tuple[Code, ...] = (
+    Code("QJ601", "error", "curves file missing or unreadable",
+         "Run from the repository root or pass --root; `python -m bot fit` writes reference/curves.json."),
+    Code("QJ602", "warning", "record file unreadable, left out of the gallery",
+         "Each file under replications/ must be a JSON record written by the bot; fix or remove it."),
+    Code("QJ603", "error", "site directory cannot be written",
+         "Pass --site-dir to a writable folder that is not a file."),
+)
+
+BY_CODE = {c.code: c for c in CODES}
+
+
+def codes() -> tuple[Code, ...]:
+    """Every QJ6xx code, for the shared table."""
+    return CODES
+
+
+class GalleryError(Exception):
+    """A bad input to the build, carrying its code and a hint (the CLI prints it, never a traceback)."""
+
+    def __init__(self, code: str, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.hint = hint if hint is not None else BY_CODE[code].hint
+
+    def render(self) -> str:
+        return f"{self.code}: {self.message}\n  hint: {self.hint}"

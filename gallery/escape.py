@@ -1,0 +1,60 @@
+"""Escaping of submission text for Markdown (GitHub) and HTML: the one place that decides what is safe."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>])")
+# `@name` pings, `#12` links an issue, bare URLs autolink: each gets a zero-width space to break it.
+_DEFUSE = re.compile(r"(@(?=[A-Za-z0-9])|#(?=[0-9])|://|www\.(?=\S))", re.IGNORECASE)
+_SPACE = re.compile(r"\s+")
+# Only links the project itself produces are made clickable; anything else stays plain text.
+_GITHUB_URL = re.compile(r"https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(/[A-Za-z0-9_./?=&%:+-]*)?")
+_ZWSP = "\u200b"
+
+
+def one_line(value: object) -> str:
+    """Collapse any value to a single line of text (tables and headings cannot hold newlines)."""
+    if value is None:
+        return ""
+    return _SPACE.sub(" ", str(value)).strip()
+
+
+def md(value: object) -> str:
+    """Escape text for an inline Markdown context, including a table cell.
+
+    HTML-significant characters become entities, Markdown punctuation is backslash-escaped, and
+    mentions, issue references and bare URLs get a zero-width space so GitHub never pings or links them.
+    """
+    text = one_line(value)
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = _DEFUSE.sub(lambda m: m.group(0)[0] + _ZWSP + m.group(0)[1:], text)
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def h(value: object) -> str:
+    """Escape text for HTML element content and quoted attribute values."""
+    if value is None:
+        return ""
+    return html.escape(str(value), quote=True)
+
+
+def safe_url(value: object) -> str | None:
+    """Return the URL when it is a plain https GitHub URL, else None (never link what we cannot vouch for)."""
+    if not isinstance(value, str):
+        return None
+    return value if _GITHUB_URL.fullmatch(value) else None
+
+
+def json_for_script(value: object) -> str:
+    """Serialise data for embedding in a <script> or a .js file: no `</script>`, no HTML comment openers."""
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return (
+        text.replace("&", "\\u0026")
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )

@@ -1,0 +1,68 @@
+"""The pure heart of the gallery: records + curves -> rows, plot specs and every generated file's content."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gallery import markdown, plots, site
+from gallery.rows import build_rows, counts
+
+
+@dataclass(frozen=True)
+class Model:
+    """Everything the outputs are rendered from, as plain data."""
+
+    rows: list[dict]
+    records: list[dict]  # records[i] is the record behind rows[i]
+    skipped: list[dict]
+    specs: dict[str, dict]
+    counts: dict[str, int]
+
+
+def _curves_api():
+    # Imported here so that importing the gallery does not import scipy through curves.fit.
+    from curves import grade, predict, resolve_curve
+
+    return grade, predict, resolve_curve
+
+
+def compose(records: list[dict], curves: dict) -> Model:
+    grade, predict, resolve = _curves_api()
+    rows, skipped, kept = build_rows(records, curves, grade)
+    specs = plots.plot_specs(rows, curves, predict, resolve)
+    return Model(rows=rows, records=kept, skipped=skipped, specs=specs, counts=counts(rows))
+
+
+def readme_bytes(model: Model, curves: dict) -> bytes:
+    text = markdown.render_readme(model.rows, model.skipped, model.specs, model.counts, curves)
+    return text.encode("utf-8")
+
+
+def render_files(records: list[dict], curves: dict) -> dict[str, bytes]:
+    """The committed Markdown gallery: repository-relative path -> bytes (README and every plot).
+
+    Pure and deterministic: the same records and curves give byte-identical files, whatever their order.
+    """
+    model = compose(records, curves)
+    files = {"gallery/README.md": readme_bytes(model, curves)}
+    for name, spec in model.specs.items():
+        for fmt in ("png", "svg"):
+            files[f"gallery/plots/{name}.{fmt}"] = plots.render(spec, fmt)
+    return dict(sorted(files.items()))
+
+
+def site_shell(model: Model, curves: dict) -> dict[str, bytes]:
+    """The site's index, data files and assets (plots and per-replication pages come separately)."""
+    files = {
+        "index.html": site.render_index(model.counts, model.specs, model.skipped, curves, len(model.rows)),
+        "data/gallery.js": site.gallery_data(model.rows, model.counts, model.specs, curves),
+        "data/curves.js": site.curves_data(curves),
+    }
+    out = {path: text.encode("utf-8") for path, text in files.items()}
+    out.update(site.static_files())
+    return out
+
+
+def page_bytes(row: dict, record: dict, model: Model, curves: dict) -> bytes:
+    spec = model.specs.get(plots.plot_name(row["arch"], row["precision"]))
+    return site.render_page(row, record, spec, curves).encode("utf-8")

@@ -1,0 +1,188 @@
+"""Records -> gallery rows: the flat, display-ready view of each replication (pure)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gallery.escape import safe_url
+
+_SLUG = re.compile(r"[^a-z0-9.-]+")
+_ARCH = re.compile(r"[^a-z0-9-]+")
+_PRECISION = re.compile(r"[^A-Z0-9]+")
+# Direct NVML measurements; anything else (simulated, dataset-derived) is not a replication.
+NVML_SOURCES = ("nvml-energy-counter", "nvml-power-trace", "direct-nvml")
+LABELS = ("confirmation", "contradiction", "ungraded")
+
+
+def slug(text: object) -> str:
+    """The record-path slug of a model name: lower case, `[a-z0-9.-]`, at most 40 characters."""
+    value = _SLUG.sub("-", str(text or "").lower()).strip("-.")
+    return value[:40].strip("-.") or "model"
+
+
+def arch_of(report: dict) -> str:
+    """The architecture key of a report, sanitised for file names."""
+    sut = report.get("system_under_test") or {}
+    return _ARCH.sub("-", str(sut.get("gpu_arch") or "unknown").lower()).strip("-") or "unknown"
+
+
+def precision_of(report: dict) -> str:
+    workload = report.get("workload") or {}
+    return _PRECISION.sub("", str(workload.get("precision") or "FP16").upper()) or "FP16"
+
+
+def record_id(record: dict) -> str:
+    """`<arch>/<issue>-<precision>-<slug>`: the record's path under replications/, without `.json`."""
+    report = record.get("report") or {}
+    workload = report.get("workload") or {}
+    issue = record.get("issue")
+    issue_part = str(int(issue)) if isinstance(issue, int) and not isinstance(issue, bool) else "0"
+    return f"{arch_of(report)}/{issue_part}-{precision_of(report)}-{slug(workload.get('model_name'))}"
+
+
+def is_replication(record: dict) -> tuple[bool, str]:
+    """Whether a record may be shown as a replication, and why not (only direct NVML measurements count)."""
+    report = record.get("report")
+    if not isinstance(report, dict):
+        return False, "record has no report"
+    results = report.get("results") or {}
+    if results.get("basis") != "measured":
+        return False, f"basis is {results.get('basis')!r}, not 'measured'"
+    source = report.get("measurement_source")
+    if source not in NVML_SOURCES:
+        return False, f"measurement_source {source!r} is not an NVML measurement"
+    return True, ""
+
+
+def pr_url(record: dict) -> str | None:
+    """The pull request link: the recorded one, else a search for the bot's branch in the repository."""
+    explicit = safe_url(record.get("pr_url"))
+    if explicit:
+        return explicit
+    issue_url = safe_url(record.get("issue_url"))
+    branch = record.get("pr_branch")
+    match = re.fullmatch(r"(https://github\.com/[^/]+/[^/]+)/issues/\d+", issue_url or "")
+    if not match or not isinstance(branch, str) or not re.fullmatch(r"[A-Za-z0-9/_.-]+", branch):
+        return None
+    return f"{match.group(1)}/pulls?q=is%3Apr+head%3A{branch.replace('/', '%2F')}"
+
+
+def _num(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def _stats(report: dict) -> dict:
+    stats = (report.get("statistics") or {}).get("delta_e_pct")
+    return stats if isinstance(stats, dict) else {}
+
+
+def effective_verdict(record: dict, curves: dict, grade=None) -> tuple[dict, dict | None]:
+    """The verdict to show: the filed one when it was graded against these curves, else a fresh grade.
+
+    Returns (verdict, filed) where `filed` is the verdict at filing time when it differs in curves
+    version, so a page can say what changed. `grade` is curves.grade (injected to keep this pure).
+    """
+    filed = record.get("verdict") if isinstance(record.get("verdict"), dict) else {}
+    version = curves.get("version")
+    if filed and (record.get("curves_version") == version or grade is None):
+        return filed, None
+    try:
+        fresh = grade(record["report"], curves)
+    except Exception:  # noqa: BLE001 - a record the grader cannot read keeps its filed verdict
+        return filed, None
+    fresh = fresh.to_dict() if hasattr(fresh, "to_dict") else dict(fresh)
+    return fresh, (filed or None)
+
+
+def to_row(record: dict, verdict: dict, filed: dict | None, rid: str) -> dict:
+    """One display row: every field the tables, filters and plots need, as plain values."""
+    report = record.get("report") or {}
+    sut = report.get("system_under_test") or {}
+    workload = report.get("workload") or {}
+    results = report.get("results") or {}
+    stats = _stats(report)
+    schema_version = str(report.get("schema_version") or "")
+    legacy = schema_version.startswith("ecocompute")
+    label = verdict.get("label") if verdict.get("label") in LABELS else "ungraded"
+    obs = _num(verdict.get("obs_pct"))
+    if obs is None:
+        obs = _num(stats.get("median")) if stats else _num(results.get("vs_fp16_energy_pct"))
+    submitted = str(record.get("submitted_at") or "")
+    return {
+        "id": rid,
+        "page": f"r/{rid}.html",
+        "record_path": f"replications/{rid}.json",
+        "submitted_at": submitted,
+        "date": submitted[:10],
+        "issue": record.get("issue") if isinstance(record.get("issue"), int) else None,
+        "issue_url": safe_url(record.get("issue_url")),
+        "pr_url": pr_url(record),
+        "arch": arch_of(report),
+        "precision": precision_of(report),
+        "backend": str(workload.get("backend") or "eager"),
+        "card": str(sut.get("gpu") or ""),
+        "model": str(workload.get("model_name") or workload.get("model_id") or ""),
+        "params_b": _num(workload.get("params_b")),
+        "weights": str(workload.get("weights") or ("unknown" if legacy else "")),
+        "legacy": legacy,
+        "schema_version": schema_version,
+        "submitter": str(record.get("submitter_login") or ""),
+        "handle": str(record.get("credited_handle") or ""),
+        "affiliation": str(record.get("affiliation") or ""),
+        "label": label,
+        "qualifiers": sorted(str(q) for q in (verdict.get("qualifiers") or [])),
+        "reason": str(verdict.get("reason") or ""),
+        "sentence": str(verdict.get("sentence") or ""),
+        "obs_pct": obs,
+        "ref_pct": _num(verdict.get("ref_pct")),
+        "ref_source": str(verdict.get("ref_source") or ""),
+        "sigma_obs_pp": _num(verdict.get("sigma_obs_pp")),
+        "sigma_ref_pp": _num(verdict.get("sigma_ref_pp")),
+        "z": _num(verdict.get("z")),
+        "band_low_pct": _num(verdict.get("band_low_pct")),
+        "band_high_pct": _num(verdict.get("band_high_pct")),
+        "curve_key": str(verdict.get("curve_key") or ""),
+        "ci_low_pct": _num(stats.get("ci95_low")),
+        "ci_high_pct": _num(stats.get("ci95_high")),
+        "n_pairs": (report.get("statistics") or {}).get("n_pairs"),
+        "filed_label": (filed or {}).get("label"),
+        "filed_curves_version": record.get("curves_version") if filed else None,
+    }
+
+
+def build_rows(records: list[dict], curves: dict, grade=None) -> tuple[list[dict], list[dict], list[dict]]:
+    """Rows newest first (never ordered by verdict), the records left out with why, and each row's record."""
+    rows: list[dict] = []
+    kept: list[dict] = []
+    skipped: list[dict] = []
+    seen: dict[str, int] = {}
+    keyed = sorted(
+        records, key=lambda r: (str(r.get("submitted_at") or ""), record_id(r), str(r.get("report_sha256")))
+    )
+    for record in keyed:
+        rid = record_id(record)
+        ok, why = is_replication(record)
+        if not ok:
+            skipped.append({"id": rid, "reason": why})
+            continue
+        # Two points of one issue with the same model and precision would share a path; keep both.
+        seen[rid] = seen.get(rid, 0) + 1
+        if seen[rid] > 1:
+            rid = f"{rid}-{seen[rid]}"
+        verdict, filed = effective_verdict(record, curves, grade)
+        rows.append(to_row(record, verdict, filed, rid))
+        kept.append(record)
+    rows.reverse()
+    kept.reverse()
+    return rows, skipped, kept
+
+
+def counts(rows: list[dict]) -> dict[str, int]:
+    """Confirmations, contradictions and ungraded: always all three keys."""
+    out = {label: 0 for label in LABELS}
+    for row in rows:
+        out[row["label"]] += 1
+    return out
