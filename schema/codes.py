@@ -1,0 +1,133 @@
+"""Problem-code registry: the QJ0xx/QJ1xx/QJ2xx report codes and the gathering of every package's codes."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+SEVERITIES = ("error", "warning")
+
+
+@dataclass(frozen=True)
+class Code:
+    code: str
+    severity: str  # "error" | "warning"
+    title: str
+    hint: str
+
+
+_CODES = (
+    # QJ0xx: reading the text into a JSON object.
+    Code("QJ001", "error", "report is empty",
+         "Paste the whole energy.json written by `python -m measure run`."),
+    Code("QJ002", "error", "report is too large",
+         "A report must be at most 60,000 bytes so it fits in one issue; run fewer trials."),
+    Code("QJ003", "error", "report is not UTF-8 text",
+         "Save the file as UTF-8 JSON text; binary or other encodings cannot be read."),
+    Code("QJ004", "error", "NaN or Infinity literal",
+         "JSON has no NaN/Infinity; write null for a value that is not available."),
+    Code("QJ005", "error", "not valid JSON",
+         "Fix the syntax at the line and column shown (a missing comma, quote or bracket is typical)."),
+    Code("QJ006", "error", "duplicate key",
+         "Each key may appear once per object; parsers disagree on which copy wins."),
+    Code("QJ007", "error", "nesting too deep",
+         "A report nests a few levels deep; remove the deeply nested value."),
+    Code("QJ008", "error", "top level is not an object",
+         "The report must be one JSON object `{...}`, not a list or a bare value."),
+    Code("QJ009", "error", "schema_version missing",
+         "Add \"schema_version\": \"quantjoule-energy/2.0\" (or the legacy version of the file)."),
+    Code("QJ010", "error", "unknown schema_version",
+         "Readable versions: quantjoule-energy/2.0, ecocompute-energy/1.0, ecocompute-energy/1.1."),
+    Code("QJ011", "error", "file cannot be read",
+         "Check the path: it must name an existing, readable file (not a directory)."),
+    # QJ1xx: JSON Schema violations (energy-2.0.schema.json, or the legacy draft-07 schema).
+    Code("QJ101", "error", "required field missing",
+         "Add the field; write null where the schema allows a value to be unavailable."),
+    Code("QJ102", "error", "wrong type",
+         "Use the JSON type the schema names (number, integer, string, object, array, null)."),
+    Code("QJ103", "error", "value not allowed",
+         "Use one of the values listed in the message (names are case-sensitive)."),
+    Code("QJ104", "error", "fixed value differs",
+         "This field has one allowed value (e.g. certified_benchmark_result is always false)."),
+    Code("QJ105", "error", "number out of range",
+         "Energies, powers, durations and token counts must lie in the range shown in the message."),
+    Code("QJ106", "error", "unexpected field",
+         "Remove the field or fix its spelling; free-form extras belong in provenance."),
+    Code("QJ107", "error", "text has the wrong form",
+         "Match the form shown (e.g. timestamps like 2026-12-02T13:00:00Z, sha256 as 64 hex digits)."),
+    Code("QJ108", "error", "wrong number of items",
+         "Check the list or object size against the message (e.g. each block runs each arm once)."),
+    Code("QJ109", "error", "matches none of the allowed shapes",
+         "Use one of the shapes listed in schema/README.md for this block."),
+    # QJ2xx: semantic checks on schema-valid reports.
+    Code("QJ201", "error", "basis and measurement_source disagree",
+         "basis measured needs an NVML source (nvml-energy-counter, nvml-power-trace; legacy direct-nvml)."),
+    Code("QJ202", "error", "not a measurement but claims basis measured",
+         "Illustrative, synthetic, simulated or dataset values are never measurements; fix the basis."),
+    Code("QJ203", "error", "energy change disagrees with the two energies",
+         "vs_fp16_energy_pct must equal (energy_per_token_mj - fp16_energy_per_token_mj) / fp16 * 100."),
+    Code("QJ204", "error", "energy per token disagrees with total energy / tokens",
+         "energy_per_token_mj must equal total_energy_joules / tokens_generated * 1000."),
+    Code("QJ205", "error", "average power x duration disagrees with total energy",
+         "avg_power_watts * duration_s must match total_energy_joules; check the units (W, s, J)."),
+    Code("QJ206", "error", "number is not finite",
+         "A number overflowed to infinity; write a finite value or null."),
+    Code("QJ207", "error", "energy, power, duration or tokens not positive",
+         "Energies, powers, durations and token counts of a run are greater than zero."),
+    Code("QJ208", "error", "physically implausible value",
+         "The value is beyond what the card can do; check the units and the GPU's power limit."),
+    Code("QJ209", "warning", "power / throughput disagrees with energy per token",
+         "avg_power_watts / throughput_tokens_per_s * 1000 should be close to energy_per_token_mj."),
+    Code("QJ210", "warning", "energy counter and power trace disagree",
+         "The two NVML readings differ beyond the threshold; the sampler may have missed samples."),
+    Code("QJ211", "error", "params_b disagrees with the named model",
+         "params_b is the parameter count in billions of the model named; count it from the loaded model."),
+    Code("QJ212", "error", "unknown GPU architecture",
+         "gpu_arch is one of: ampere, ada, blackwell, hopper, turing, volta (lower case)."),
+    Code("QJ213", "error", "statistics disagree with the trials",
+         "n_pairs, protocol.trials and the complete blocks in trials must agree; low <= median <= high."),
+    Code("QJ214", "error", "FP16 baseline fields disagree with the precision",
+         "An FP16 report has null fp16_*/vs_fp16_* fields; a quantized one carries its FP16 baseline."),
+    Code("QJ215", "error", "per-trial records disagree with the results",
+         "results totals are sums over the ok trials of the report's precision; the FP16 baseline likewise."),
+    Code("QJ216", "error", "arms block disagrees with the results",
+         "arms.<PRECISION> and arms.FP16 energies per token must match the results fields."),
+    Code("QJ217", "error", "a value the basis needs is null",
+         "A measured report carries its energies, tokens and power; interpolated ones at least the energy."),
+)
+
+# Other packages keep their own ranges in modules of the same shape (docs/CONTRACTS.md, problem codes).
+_OTHER_MODULES = ("curves.codes", "measure.codes", "bot.codes")
+
+
+def codes() -> tuple[Code, ...]:
+    """The report codes owned here (QJ0xx, QJ1xx, QJ2xx), in order."""
+    return _CODES
+
+
+def get(code: str) -> Code:
+    """The registered report code `code`; KeyError when it is not one of this module's."""
+    for c in _CODES:
+        if c.code == code:
+            return c
+    raise KeyError(code)
+
+
+def _codes_of(module_name: str) -> tuple:
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        # The other ranges are being written alongside this one; a missing module contributes no codes
+        # for now. Once all three exist this tolerance goes and an import failure is an error again.
+        return ()
+    found = module.codes() if hasattr(module, "codes") else getattr(module, "CODES", ())
+    return tuple(found)
+
+
+def all_codes() -> tuple[Code, ...]:
+    """Every registered code of the project, sorted by code, each as a schema.codes.Code."""
+    gathered = list(_CODES)
+    for name in _OTHER_MODULES:
+        for c in _codes_of(name):
+            gathered.append(Code(c.code, c.severity, c.title, c.hint))
+    return tuple(sorted(gathered, key=lambda c: c.code))

@@ -1,0 +1,69 @@
+"""validate(report): the one validator (version, schema, then semantic checks) and is_measurement."""
+
+from __future__ import annotations
+
+from schema.parse import MAX_DEPTH, SCHEMA_V2, version_problems
+from schema.problem import Problem, has_errors, pointer, problem, sort_problems
+from schema.semantic import (
+    NVML_SOURCE_LEGACY,
+    NVML_SOURCES_V2,
+    arithmetic_problems,
+    baseline_problems,
+    identity_problems,
+    non_finite_paths,
+    source_problems,
+    value_problems,
+)
+from schema.structure import structure_problems
+from schema.trials import v2_problems
+
+_JSON_SCALARS = (str, int, float, bool, type(None))
+
+
+def _shape_problems(report) -> list[Problem]:
+    """Depth and JSON types of a report built in Python (parse_report already guarantees both for text)."""
+    stack = [(report, (), 1)]
+    while stack:
+        node, parts, depth = stack.pop()
+        if isinstance(node, (dict, list)) and depth > MAX_DEPTH:
+            return [problem("QJ007", pointer(parts), f"nesting deeper than {MAX_DEPTH} levels")]
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if not isinstance(key, str):
+                    return [problem("QJ102", pointer(parts), f"key {key!r} is not a string")]
+                stack.append((value, (*parts, key), depth + 1))
+        elif isinstance(node, list):
+            stack.extend((v, (*parts, i), depth + 1) for i, v in enumerate(node))
+        elif not isinstance(node, _JSON_SCALARS):
+            return [problem("QJ102", pointer(parts), f"a {type(node).__name__} is not a JSON value")]
+    return []
+
+
+def validate(report) -> list[Problem]:
+    """Every problem of a parsed report: version, JSON Schema, then semantic checks on schema-valid data."""
+    if not isinstance(report, dict):
+        return [problem("QJ008", "", f"the report is a {type(report).__name__}, not an object")]
+    found = _shape_problems(report) or version_problems(report)
+    if found:
+        return found
+    found = [problem("QJ206", pointer(p), f"{pointer(p)} is not a finite number")
+             for p in non_finite_paths(report)]
+    found += structure_problems(report, report["schema_version"])
+    if not has_errors(found):
+        found += source_problems(report) + arithmetic_problems(report) + value_problems(report)
+        found += identity_problems(report) + baseline_problems(report)
+        if report["schema_version"] == SCHEMA_V2:
+            found += v2_problems(report)
+    return sort_problems(found)
+
+
+def is_measurement(report) -> bool:
+    """True only for basis measured from an NVML source with no error problem: what may be graded."""
+    if not isinstance(report, dict) or not isinstance(report.get("results"), dict):
+        return False
+    if report["results"].get("basis") != "measured":
+        return False
+    nvml = NVML_SOURCES_V2 if report.get("schema_version") == SCHEMA_V2 else (NVML_SOURCE_LEGACY,)
+    if report.get("measurement_source") not in nvml:
+        return False
+    return not has_errors(validate(report))
