@@ -58,3 +58,22 @@ def build(root: Path, site_dir: Path | None, incremental: bool) -> None:
     index = result.index.resolve()
     click.echo(f"Open the site: {index.as_uri()}")
     click.echo(f"  or serve it: python -m http.server --directory {result.site_dir} 8000  ->  http://127.0.0.1:8000/")
+
+
+@main.command("merged-issues")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
+              show_default=True, help="Repository root (a git checkout).")
+@click.option("--before", default=None, help="Commit before the push (github.event.before); HEAD~1 if unset.")
+@click.option("--after", default="HEAD", show_default=True, help="Commit after the push.")
+def merged_issues_cmd(root: Path, before: str | None, after: str) -> None:
+    """Print `ISSUE:PAGE` for each submission whose record the push added or changed (for the workflow)."""
+    import subprocess
+
+    from gallery.merged import changed_record_paths, merged_issues
+
+    try:
+        paths = changed_record_paths(root, before, after)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        error = GalleryError("QJ604", f"cannot list the changed records: {exc}")
+        raise click.ClickException(error.render()) from None
+    click.echo(" ".join(f"{issue}:{page}" for issue, page in merged_issues(root, paths)))

@@ -11,6 +11,8 @@ CODES: tuple[Code, ...] = (
          "Each file under replications/ must be a JSON record written by the bot; fix or remove it."),
     Code("QJ603", "error", "site directory cannot be written",
          "Pass --site-dir to a writable folder that is not a file."),
+    Code("QJ604", "error", "changed records cannot be listed",
+         "Run inside a git checkout with both commits fetched (actions/checkout with fetch-depth: 0)."),
 )
 
 BY_CODE = {c.code: c for c in CODES}

@@ -1,0 +1,38 @@
+"""Which submissions a push merged: record files added or changed between two commits (reads git)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+from gallery.rows import record_id
+
+_SHA = re.compile(r"[0-9a-f]{7,40}")
+_ZERO = re.compile(r"0+")
+
+
+def changed_record_paths(root: Path, before: str | None, after: str = "HEAD") -> list[str]:
+    """Paths under replications/ added or modified by the push `before..after` (HEAD's own commit when
+    `before` is missing or all zeros, as on a branch's first push)."""
+    base = before if before and _SHA.fullmatch(before) and not _ZERO.fullmatch(before) else f"{after}~1"
+    cmd = ["git", "-C", str(root), "diff", "--name-only", "--diff-filter=AM", "--no-renames", base, after,
+           "--", "replications/"]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    return sorted(line for line in out.splitlines() if line.endswith(".json"))
+
+
+def merged_issues(root: Path, paths: list[str]) -> list[tuple[int, str]]:
+    """(issue number, site page path) of each readable record among `paths`, sorted, one per record."""
+    found = set()
+    for rel in paths:
+        try:
+            record = json.loads((root / rel).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        issue = record.get("issue") if isinstance(record, dict) else None
+        if isinstance(issue, int) and not isinstance(issue, bool) and issue > 0 and isinstance(
+                record.get("report"), dict):
+            found.add((issue, f"r/{record_id(record)}.html"))
+    return sorted(found)
