@@ -1,11 +1,207 @@
-"""Command-line entry for `python -m bot`."""
+"""Command-line entry for `python -m bot`: plan, apply, process, demo (+ fit and grade from curves)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
 
 import click
+
+from bot.pipeline import BotError
+
+# Exit statuses of apply/process: 0 done, 1 a forge failure recorded on the issue (bot-error label),
+# 2 bad input or usage, 3 a forge failure that could not even be recorded.
+EXIT_RECORDED, EXIT_USAGE, EXIT_UNRECORDED = 1, 2, 3
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
     """Validate, grade and file replication submissions."""
+
+
+def _fail(err: BotError) -> None:
+    p = err.problem
+    click.echo(f"error {p.code}: {p.message}\nhint: {p.hint}", err=True)
+    sys.exit(EXIT_USAGE)
+
+
+def _forge(
+    kind: str, repo: str | None, api_url: str, bot_login: str | None, repo_dir: str, outbox: str | None
+):
+    from bot.codes import problem
+
+    if kind == "none":
+        return None
+    if kind == "local":
+        from bot.forge_local import LocalForge
+
+        return LocalForge(repo_dir, outbox or os.path.join(repo_dir, ".git", "quantjoule-outbox"))
+    from bot.forge_github import GitHubForge
+
+    token = os.environ.get("GITHUB_TOKEN", "")
+    repo = repo or os.environ.get("GITHUB_REPOSITORY")
+    if not token or not repo:
+        raise BotError(problem("QJ516", "GITHUB_TOKEN is not set" if not token else "no --repo given"))
+    return GitHubForge(repo, token, api_url=api_url, bot_login=bot_login or "github-actions[bot]")
+
+
+def _forge_options(fn):
+    fn = click.option("--repo", help="OWNER/NAME on GitHub (default: $GITHUB_REPOSITORY).")(fn)
+    fn = click.option(
+        "--api-url",
+        default=lambda: os.environ.get("GITHUB_API_URL", "https://api.github.com"),
+        show_default="$GITHUB_API_URL or https://api.github.com",
+        help="GitHub REST API base URL.",
+    )(fn)
+    fn = click.option(
+        "--bot-login", help="Login whose comments are the bot's (default github-actions[bot])."
+    )(fn)
+    fn = click.option(
+        "--repo-dir",
+        default=".",
+        show_default=True,
+        type=click.Path(file_okay=False),
+        help="Checkout of the base branch (records are read from its replications/).",
+    )(fn)
+    fn = click.option(
+        "--outbox",
+        type=click.Path(file_okay=False),
+        help="local forge: where comments, labels and PR bodies are written.",
+    )(fn)
+    return fn
+
+
+def _event_options(fn):
+    fn = click.option(
+        "--event",
+        "event_path",
+        required=True,
+        type=click.Path(dir_okay=False),
+        help="Webhook payload (Actions: $GITHUB_EVENT_PATH).",
+    )(fn)
+    fn = click.option(
+        "--event-name",
+        default=lambda: os.environ.get("GITHUB_EVENT_NAME"),
+        help="issues or issue_comment (default $GITHUB_EVENT_NAME, else inferred).",
+    )(fn)
+    fn = click.option(
+        "--curves",
+        "curves_path",
+        type=click.Path(dir_okay=False),
+        help="curves.json to grade against (default reference/curves.json).",
+    )(fn)
+    return fn
+
+
+@main.command()
+@_event_options
+@click.option(
+    "--forge",
+    "forge_kind",
+    type=click.Choice(["none", "github", "local"]),
+    default="none",
+    show_default=True,
+    help="Where to read the previous summary comment from.",
+)
+@_forge_options
+@click.option("--out", type=click.Path(dir_okay=False), help="Write the plan here instead of stdout.")
+def plan(
+    event_path, event_name, curves_path, forge_kind, repo, api_url, bot_login, repo_dir, outbox, out
+) -> None:
+    """Plan one issue event: print the plan JSON (comment, labels, files, PR). Reads, never writes."""
+    from bot.pipeline import load_curves, plan_event, read_json_file
+
+    try:
+        payload = read_json_file(event_path, "QJ513")
+        forge = _forge(forge_kind, repo, api_url, bot_login, repo_dir, outbox)
+        result = plan_event(payload, event_name, repo_dir, load_curves(curves_path), forge)
+    except BotError as err:
+        _fail(err)
+    text = json.dumps(result, indent=2, ensure_ascii=False) + "\n"
+    if out:
+        with open(out, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        click.echo(f"plan for issue {result.get('issue', '-')}: {result.get('status', 'ignored')} -> {out}")
+    else:
+        click.echo(text, nl=False)
+
+
+def _report(result: dict) -> None:
+    if result.get("ignored"):
+        click.echo(f"ignored: {result['reason']}")
+        return
+    for action in result["actions"]:
+        click.echo(f"  {action}")
+    if not result["ok"]:
+        click.echo(f"forge failure at {result['step']}: {result['error']}", err=True)
+        sys.exit(EXIT_RECORDED if result["recorded"] else EXIT_UNRECORDED)
+
+
+@main.command()
+@click.argument("plan_path", metavar="PLAN", type=click.Path(dir_okay=False))
+@click.option("--forge", "forge_kind", type=click.Choice(["github", "local"]), required=True)
+@_forge_options
+def apply(plan_path, forge_kind, repo, api_url, bot_login, repo_dir, outbox) -> None:
+    """Apply a plan written by `plan`: comment, labels, branch + commit, pull request."""
+    from bot.forge import apply_plan
+    from bot.pipeline import check_plan, read_json_file
+
+    try:
+        the_plan = check_plan(read_json_file(plan_path, "QJ514"))
+        forge = _forge(forge_kind, repo, api_url, bot_login, repo_dir, outbox)
+    except BotError as err:
+        _fail(err)
+    _report(apply_plan(forge, the_plan))
+
+
+@main.command()
+@_event_options
+@click.option(
+    "--forge", "forge_kind", type=click.Choice(["github", "local"]), default="local", show_default=True
+)
+@_forge_options
+def process(
+    event_path, event_name, curves_path, forge_kind, repo, api_url, bot_login, repo_dir, outbox
+) -> None:
+    """Plan and apply one event in one go."""
+    from bot.pipeline import load_curves, read_json_file
+    from bot.pipeline import process as run_process
+
+    try:
+        payload = read_json_file(event_path, "QJ513")
+        forge = _forge(forge_kind, repo, api_url, bot_login, repo_dir, outbox)
+        the_plan, result = run_process(payload, event_name, repo_dir, load_curves(curves_path), forge)
+    except BotError as err:
+        _fail(err)
+    if not the_plan.get("ignored"):
+        click.echo(
+            f"issue {the_plan['issue']}: {the_plan['status']} "
+            f"({', '.join(p['label'] for p in the_plan['points']) or 'no reports'})"
+        )
+    _report(result)
+
+
+@main.command()
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    help="Directory for the throwaway clone (default: a new temp dir).",
+)
+@click.option(
+    "--source",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Repository to clone (default: the one this package is in).",
+)
+def demo(out, source) -> None:
+    """Run the bot end to end on the bundled submissions in a throwaway clone, then build the gallery."""
+    from bot.demo_run import run_demo
+
+    try:
+        run_demo(out, source, echo=click.echo)
+    except BotError as err:
+        _fail(err)
 
 
 def _register() -> None:

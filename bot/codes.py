@@ -1,0 +1,122 @@
+"""QJ5xx problem codes of intake and filing, in the shared registry shape (schema.codes.Code)."""
+
+from __future__ import annotations
+
+from schema.codes import Code
+from schema.problem import Problem
+
+CODES: tuple[Code, ...] = (
+    Code(
+        "QJ501",
+        "error",
+        "no report found in the issue",
+        "Paste the whole energy.json into the form's energy.json field, or into a fenced ```json block.",
+    ),
+    Code(
+        "QJ502",
+        "error",
+        "issue body too long",
+        "An issue body holds at most 65,536 characters; submit one report per issue or trim the notes.",
+    ),
+    Code(
+        "QJ503",
+        "error",
+        "report block too large",
+        "A report must be at most 60,000 bytes; rerun `python -m measure run` with fewer trials.",
+    ),
+    Code(
+        "QJ504",
+        "error",
+        "licence consent missing",
+        "Tick the box 'I license this report under CC BY 4.0' (or add the line `- [x] I license this "
+        "report under CC BY 4.0`) and edit the issue; the bot rechecks on every edit.",
+    ),
+    Code(
+        "QJ505",
+        "error",
+        "duplicate report",
+        "This exact report is already on file; nothing to do. Submit a new measurement instead.",
+    ),
+    Code(
+        "QJ506",
+        "error",
+        "not a measurement",
+        "Only results.basis 'measured' from an NVML source enters the gallery; run `python -m measure run` "
+        "on a GPU and submit the report it writes.",
+    ),
+    Code(
+        "QJ507",
+        "error",
+        "too many reports in one issue",
+        "At most 20 reports per issue; open another issue for the rest.",
+    ),
+    Code(
+        "QJ508",
+        "error",
+        "record path cannot be formed",
+        "system_under_test.gpu_arch and workload.model_name must contain letters or digits.",
+    ),
+    Code(
+        "QJ509",
+        "warning",
+        "form field truncated",
+        "Keep the credited handle and affiliation under 100 characters and the notes under 2,000.",
+    ),
+    Code(
+        "QJ510",
+        "error",
+        "GitHub API error, will retry",
+        "Nothing is lost: the issue keeps the bot-error label and is processed again on the next run "
+        "(or comment /recheck as a maintainer).",
+    ),
+    Code(
+        "QJ511",
+        "warning",
+        "GPU field disagrees with the report",
+        "The GPU named in the form differs from system_under_test.gpu; the report's value is used.",
+    ),
+    Code(
+        "QJ512",
+        "warning",
+        "unterminated code fence",
+        "Close the ```json block with a line of three backticks; the rest of the body was read as the "
+        "report.",
+    ),
+    Code(
+        "QJ513",
+        "error",
+        "event file unreadable",
+        "Pass the webhook payload GitHub wrote to $GITHUB_EVENT_PATH (a JSON object with an `issue`).",
+    ),
+    Code(
+        "QJ514",
+        "error",
+        "plan file unreadable",
+        "Pass the plan.json written by `python -m bot plan` in the same workflow run, unchanged.",
+    ),
+    Code(
+        "QJ515",
+        "error",
+        "record on the base branch unreadable",
+        "A file under replications/ is not a JSON record; restore it from git history before rerunning.",
+    ),
+    Code(
+        "QJ516",
+        "error",
+        "GitHub token or repository missing",
+        "Set GITHUB_TOKEN and pass --repo OWNER/NAME (Actions sets GITHUB_REPOSITORY).",
+    ),
+)
+
+_BY_CODE = {c.code: c for c in CODES}
+
+
+def codes() -> tuple[Code, ...]:
+    """The intake and filing codes owned here, in order."""
+    return CODES
+
+
+def problem(code: str, message: str, path: str = "") -> Problem:
+    """A Problem for the registered bot code `code` (its severity and hint come from the registry)."""
+    c = _BY_CODE[code]
+    return Problem(code=c.code, severity=c.severity, path=path, message=message, hint=c.hint)

@@ -1,0 +1,193 @@
+"""The forge interface and `apply_plan`: make a plan true on a forge, idempotently, with retries.
+
+A forge is a small adapter (github: PyGithub; local: git + files). `apply_plan` runs idempotent steps,
+each re-reading the forge's state before writing, so a step can be retried after any failure, including
+a write whose answer was lost. A step that keeps failing leaves the `bot-error` label and an error
+comment so the next run picks the issue up; no submission is dropped silently.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from typing import Protocol
+
+from bot.markdown import md_inline
+from bot.plan import ERROR_MARKER, PR_LINK_SLOT, STICKY_MARKER, check_path, decode_file
+
+ERROR_LABEL = "bot-error"
+
+
+@dataclass
+class Comment:
+    id: int
+    body: str
+
+
+@dataclass
+class PullRequest:
+    number: int
+    title: str
+    body: str
+    url: str
+
+
+class Forge(Protocol):
+    def list_bot_comments(self, issue: int) -> list[Comment]: ...
+    def create_comment(self, issue: int, body: str) -> Comment: ...
+    def edit_comment(self, issue: int, comment: Comment, body: str) -> None: ...
+    def get_labels(self, issue: int) -> list[str]: ...
+    def set_labels(self, issue: int, labels: list[str]) -> None: ...
+    def commit_files(self, base: str, branch: str, files: dict[str, bytes], message: str) -> str: ...
+    def find_open_pr(self, base: str, branch: str) -> PullRequest | None: ...
+    def create_pr(self, base: str, branch: str, title: str, body: str) -> PullRequest: ...
+    def update_pr(self, pr: PullRequest, title: str, body: str) -> None: ...
+    def close_pr(self, pr: PullRequest) -> None: ...
+    def retry_delay(self, error: Exception, attempt: int) -> float | None: ...
+
+
+class StepFailed(Exception):
+    def __init__(self, step: str, error: Exception):
+        super().__init__(f"{step}: {type(error).__name__}: {error}")
+        self.step, self.error = step, error
+
+
+@dataclass
+class Retrier:
+    """Runs a step until it succeeds, sleeping as the forge's retry_delay says; `sleep` is injectable."""
+
+    attempts: int = 6
+    sleep: object = time.sleep
+    jitter: random.Random | None = None
+
+    def run(self, forge: Forge, step: str, fn):
+        for attempt in range(self.attempts):
+            try:
+                return fn()
+            except Exception as err:  # noqa: BLE001 - every failure is classified, none is swallowed
+                delay = forge.retry_delay(err, attempt)
+                if delay is None or attempt == self.attempts - 1:
+                    raise StepFailed(step, err) from err
+                if self.jitter is not None:
+                    delay *= 1 + self.jitter.random() * 0.25
+                self.sleep(delay)
+        raise AssertionError("unreachable")
+
+
+def apply_plan(forge: Forge, plan: dict, retrier: Retrier | None = None) -> dict:
+    """Apply `plan`; returns a summary {ok, actions, ...}. Never raises for forge failures."""
+    if plan.get("ignored"):
+        return {"ok": True, "ignored": True, "reason": plan.get("reason"), "actions": []}
+    retrier = retrier or Retrier()
+    issue, actions = plan["issue"], []
+    files = {check_path(path): decode_file(entry) for path, entry in plan["files"].items()}
+    try:
+        pr = None
+        outcome = "none"
+        if files:
+            outcome = retrier.run(
+                forge,
+                "commit",
+                lambda: forge.commit_files(plan["base"], plan["branch"], files, plan["commit_message"]),
+            )
+            actions.append(f"branch {plan['branch']}: {outcome}")
+        if plan["pr"] and outcome != "no-diff":
+            pr = retrier.run(forge, "pull request", lambda: _ensure_pr(forge, plan, actions))
+        else:
+            retrier.run(forge, "pull request", lambda: _ensure_no_pr(forge, plan, actions))
+        retrier.run(forge, "labels", lambda: _ensure_labels(forge, issue, plan["labels"], actions))
+        body = plan["comment"]["body"].replace(PR_LINK_SLOT, _pr_line(pr, plan, outcome))
+        retrier.run(forge, "comment", lambda: _ensure_comments(forge, issue, plan, body, actions))
+    except StepFailed as failed:
+        recorded = _record_failure(forge, retrier, plan, failed, actions)
+        return {
+            "ok": False,
+            "step": failed.step,
+            "error": str(failed),
+            "recorded": recorded,
+            "actions": actions,
+        }
+    return {"ok": True, "actions": actions, "pr": pr.url if pr else None}
+
+
+def _pr_line(pr: PullRequest | None, plan: dict, outcome: str) -> str:
+    if pr is not None:
+        return f"Pull request: {pr.url} (branch `{plan['branch']}`), for a maintainer to review and merge."
+    if outcome == "no-diff":
+        return "Everything in this submission is already on the main branch; no pull request is needed."
+    return "No pull request: nothing in this submission can be filed yet."
+
+
+def _ensure_pr(forge: Forge, plan: dict, actions: list) -> PullRequest:
+    title, body = plan["pr"]["title"], plan["pr"]["body"]
+    pr = forge.find_open_pr(plan["base"], plan["branch"])
+    if pr is None:
+        pr = forge.create_pr(plan["base"], plan["branch"], title, body)
+        actions.append(f"opened pull request {pr.url}")
+    elif (pr.title, pr.body) != (title, body):
+        forge.update_pr(pr, title, body)
+        actions.append(f"updated pull request {pr.url}")
+    return pr
+
+
+def _ensure_no_pr(forge: Forge, plan: dict, actions: list) -> None:
+    pr = forge.find_open_pr(plan["base"], plan["branch"])
+    if pr is not None:
+        forge.close_pr(pr)
+        actions.append(f"closed pull request {pr.url}: nothing acceptable is left")
+
+
+def _ensure_labels(forge: Forge, issue: int, labels: dict, actions: list) -> None:
+    current = forge.get_labels(issue)
+    managed = set(labels["managed"])
+    desired = [lb for lb in current if lb not in managed] + list(labels["target"])
+    if sorted(desired) != sorted(current):
+        forge.set_labels(issue, desired)
+        actions.append(f"labels: {', '.join(desired)}")
+
+
+def _ensure_comments(forge: Forge, issue: int, plan: dict, body: str, actions: list) -> None:
+    comments = forge.list_bot_comments(issue)
+    sticky = next((c for c in comments if c.body.startswith(STICKY_MARKER)), None)
+    if sticky is None:
+        forge.create_comment(issue, body)
+        actions.append("posted the summary comment")
+    elif sticky.body != body:
+        forge.edit_comment(issue, sticky, body)
+        actions.append("edited the summary comment")
+    error = next((c for c in comments if c.body.startswith(ERROR_MARKER)), None)
+    if error is not None and "Resolved" not in error.body:
+        forge.edit_comment(issue, error, f"{ERROR_MARKER}\nResolved: a later run filed this submission.\n")
+        actions.append("marked the error comment resolved")
+    notice = plan.get("notice")
+    if notice and not any(c.body.startswith(notice["marker"]) for c in comments):
+        forge.create_comment(issue, notice["body"])
+        actions.append("posted a verdict-change notice")
+
+
+def _record_failure(forge: Forge, retrier: Retrier, plan: dict, failed: StepFailed, actions: list) -> bool:
+    issue = plan["issue"]
+    body = (
+        f"{ERROR_MARKER}\n**QJ510** (error): the GitHub API kept failing at the step "
+        f"*{md_inline(failed.step, 40)}* ({md_inline(type(failed.error).__name__, 60)}). "
+        "*Hint:* nothing is lost: the issue keeps the `bot-error` label and is processed again on the "
+        "next run (or comment `/recheck` as a maintainer).\n"
+    )
+
+    def mark() -> None:
+        labels = forge.get_labels(issue)
+        if ERROR_LABEL not in labels:
+            forge.set_labels(issue, [*labels, ERROR_LABEL])
+        existing = next((c for c in forge.list_bot_comments(issue) if c.body.startswith(ERROR_MARKER)), None)
+        if existing is None:
+            forge.create_comment(issue, body)
+        elif existing.body != body:
+            forge.edit_comment(issue, existing, body)
+
+    try:
+        retrier.run(forge, "record failure", mark)
+    except StepFailed:
+        return False
+    actions.append("left the bot-error label and an error comment")
+    return True

@@ -1,0 +1,61 @@
+"""Escaping of untrusted text for GitHub Markdown: the only way submission text reaches a comment or PR.
+
+Rules: invisible and direction-changing characters are shown as `U+XXXX` (so nothing hides or reorders
+text); Markdown and HTML punctuation is backslash-escaped (no raw HTML, no links, no emphasis); mentions
+(`@name`), references (`#12`, `owner/repo#12`) and autolinks (`https://`, `www.`) get a zero-width joiner
+so GitHub neither pings nor links anyone.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+ZWJ = "\u200d"
+_INVISIBLE = re.compile(
+    "[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180e"
+    "\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb\U000e0000-\U000e0fff]"
+)
+_PUNCT = re.compile(r"([!-/:-@\[-`{-~])")
+_DEFUSE = re.compile(r"(@|#|:(?=\\?/)|www(?=\\?\.))", re.IGNORECASE)
+
+
+def visible(text: object) -> str:
+    """Replace control, zero-width, bidi and other invisible characters with a visible `U+XXXX`."""
+    text = "" if text is None else str(text)
+    text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    out = _INVISIBLE.sub(lambda m: f"U+{ord(m.group()):04X}", text.replace("\t", " "))
+    return "".join(
+        ch if unicodedata.category(ch) not in ("Cs", "Co", "Cn") else f"U+{ord(ch):04X}" for ch in out
+    )
+
+
+def defuse(text: str) -> str:
+    """Insert a zero-width joiner after @, #, the colon of `://` and `www` so nothing pings or links."""
+    return _DEFUSE.sub(lambda m: m.group() + ZWJ, text)
+
+
+def md_inline(text: object, limit: int = 200) -> str:
+    """One line of untrusted text, safe in running Markdown, headings and table cells."""
+    one = " ".join(visible(text).split())
+    if len(one) > limit:
+        one = one[: limit - 1] + "…"
+    return defuse(_PUNCT.sub(r"\\\1", one))
+
+
+def md_block(text: object, limit: int = 2000) -> str:
+    """Several lines of untrusted text (notes) as a Markdown quote, each line escaped like md_inline."""
+    raw = visible(text).split("\n")
+    lines, used = [], 0
+    for line in raw:
+        if used + len(line) > limit:
+            lines.append("…")
+            break
+        used += len(line) + 1
+        lines.append(md_inline(line, limit))
+    return "\n".join(f"> {line}" if line else ">" for line in lines)
+
+
+def plain(text: object, limit: int = 120) -> str:
+    """Untrusted text for a place Markdown is not rendered but references are (a PR or commit title)."""
+    return defuse(" ".join(visible(text).split()))[:limit]

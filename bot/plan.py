@@ -1,0 +1,298 @@
+"""The plan (pure, JSON-serialisable): what the forge must make true for one submission.
+
+A plan names the sticky comment, an optional short verdict-change notice, the target label set, the
+branch and the files to commit on it (records under replications/ and the rebuilt gallery/ files), and
+the pull request, or `pr: null` when nothing is acceptable (comment + labels only, an open PR closed).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import schema
+from bot import render
+from bot.codes import problem
+from bot.intake import Ignored, Submission
+from schema.problem import Problem
+
+PLAN_VERSION = "quantjoule-plan/1"
+RECORD_VERSION = "quantjoule-record/1"
+STICKY_MARKER = "<!-- quantjoule-bot -->"
+NOTICE_MARKER = "<!-- quantjoule-bot:notice"
+ERROR_MARKER = "<!-- quantjoule-bot:error -->"
+PR_LINK_SLOT = "<!-- quantjoule-pr-link -->"
+VERDICT_LABELS = ("confirmation", "contradiction", "ungraded")
+MANAGED_LABELS = ("replication", *VERDICT_LABELS, "invalid", "duplicate", "bot-error")
+WRITABLE_ROOTS = ("replications/", "gallery/")
+_SAFE_PATH = re.compile(r"[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*")
+
+
+class UnsafePath(ValueError):
+    """A file path outside replications/ and gallery/, or one that could traverse; never written."""
+
+
+@dataclass(frozen=True)
+class PlanContext:
+    curves: dict
+    records: dict  # path -> record dict, every replications/**/*.json on the base branch
+    previous_comment: str | None = None  # body of the current sticky comment, if any
+    render_files: Callable[[list, dict], dict] | None = None  # gallery.render_files
+    grade: Callable | None = None  # curves.grade
+    render_verdict: Callable | None = None  # curves.render_markdown
+
+
+def canonical_sha256(report: dict) -> str:
+    text = json.dumps(report, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def slug(text: object, limit: int = 40) -> str:
+    """Lower-case `[a-z0-9.-]`, no leading/trailing or doubled dots/dashes, at most `limit` characters."""
+    s = re.sub(r"[^a-z0-9.]+", "-", str(text or "").lower())
+    s = re.sub(r"\.{2,}", ".", re.sub(r"-{2,}", "-", s))
+    return s[:limit].strip(".-")
+
+
+def check_path(path: str) -> str:
+    """Return `path` when it is a plain relative path under replications/ or gallery/; raise otherwise."""
+    ok = (
+        isinstance(path, str)
+        and path.startswith(WRITABLE_ROOTS)
+        and _SAFE_PATH.fullmatch(path)
+        and not any(part in ("", ".", "..") or part.startswith(".") for part in path.split("/"))
+    )
+    if not ok:
+        raise UnsafePath(f"refusing to write {path!r}: only plain paths under replications/ and gallery/")
+    return path
+
+
+def build_plan(sub: Submission | Ignored, ctx: PlanContext) -> dict:
+    """Decide everything for one event. Pure: same inputs give the same plan."""
+    if isinstance(sub, Ignored):
+        return {"plan_version": PLAN_VERSION, "ignored": True, "reason": sub.reason}
+    points = _points(sub, ctx)
+    accepted = [p for p in points if p["status"] in ("accepted", "already-recorded")]
+    errors = [p for p in sub.problems if p.severity == "error"]
+    status = (
+        "refused"
+        if not accepted
+        else ("accepted" if len(accepted) == len(points) and not errors else "partial")
+    )
+    state = {"v": 1, "status": status, "points": [[p["index"], p["label"]] for p in points]}
+    files = _files(sub, points, ctx) if accepted else {}
+    plan = {
+        "plan_version": PLAN_VERSION,
+        "ignored": False,
+        "repo": sub.repo,
+        "issue": sub.issue,
+        "issue_url": sub.issue_url,
+        "event": sub.event,
+        "base": sub.default_branch,
+        "branch": f"replication/issue-{sub.issue}",
+        "status": status,
+        "state": state,
+        "problems": [p.to_dict() for p in sub.problems],
+        "points": [{k: v for k, v in p.items() if k not in ("record",)} for p in points],
+        "labels": {"target": _labels(sub, points, status), "managed": list(MANAGED_LABELS)},
+        "files": {path: _encode(content) for path, content in sorted(files.items())},
+    }
+    plan["comment"] = {
+        "marker": STICKY_MARKER,
+        "body": render.sticky(sub, plan, state, STICKY_MARKER, PR_LINK_SLOT),
+    }
+    plan["notice"] = _notice(sub, state, ctx.previous_comment)
+    plan["pr"] = render.pull_request(sub, plan) if accepted else None
+    plan["commit_message"] = render.commit_message(sub, plan) if accepted else None
+    return plan
+
+
+def _points(sub: Submission, ctx: PlanContext) -> list[dict]:
+    grade = ctx.grade or _curves().grade
+    by_sha = {}
+    for path, rec in sorted(ctx.records.items()):
+        by_sha.setdefault(rec.get("report_sha256"), (path, rec))
+    seen: dict[str, int] = {}
+    used_paths: set[str] = set()
+    points = []
+    for block in sub.blocks:
+        point = {
+            "index": block.index,
+            "status": "refused",
+            "label": "refused",
+            "sha256": None,
+            "path": None,
+            "summary": None,
+            "verdict": None,
+            "verdict_markdown": None,
+            "record": None,
+        }
+        problems: list[Problem] = list(block.problems)
+        report = None
+        if not problems:
+            report, problems = _read(block.text)
+        if report is not None and not any(p.severity == "error" for p in problems):
+            _accept(sub, ctx, grade, point, report, problems, by_sha, seen, used_paths)
+        point["problems"] = [p.to_dict() for p in problems]
+        points.append(point)
+    return points
+
+
+def _read(text: str) -> tuple[dict | None, list[Problem]]:
+    report, problems = schema.parse_report(text)
+    problems = list(problems)
+    if report is not None:
+        known = {(p.code, p.path, p.message) for p in problems}
+        problems += [p for p in schema.validate(report) if (p.code, p.path, p.message) not in known]
+    return report, problems
+
+
+def _accept(sub, ctx, grade, point, report, problems, by_sha, seen, used_paths) -> None:
+    sha = canonical_sha256(report)
+    point["sha256"] = sha
+    point["summary"] = render.summary(report)
+    if not schema.is_measurement(report):
+        problems.append(
+            problem(
+                "QJ506",
+                "results.basis is "
+                f"{render.short(report.get('results', {}).get('basis'))} from source "
+                f"{render.short(report.get('measurement_source'))}",
+                "/results/basis",
+            )
+        )
+        return
+    if sha in seen:
+        problems.append(problem("QJ505", f"report {point['index']} repeats report {seen[sha]} of this issue"))
+        return
+    first = by_sha.get(sha)
+    if first and first[1].get("issue") != sub.issue:
+        problems.append(problem("QJ505", f"already on file as {first[0]} from {first[1].get('issue_url')}"))
+        point["duplicate_of"] = {"path": first[0], "issue_url": first[1].get("issue_url")}
+        return
+    path = _record_path(sub.issue, report, used_paths)
+    if path is None:
+        problems.append(problem("QJ508", "gpu_arch or model_name has no letters or digits"))
+        return
+    seen[sha] = point["index"]
+    verdict = grade(report, ctx.curves)
+    vd = verdict.to_dict() if hasattr(verdict, "to_dict") else dict(verdict)
+    existing = ctx.records.get(path)
+    if existing and existing.get("report_sha256") == sha and existing.get("issue") == sub.issue:
+        record, point["status"] = existing, "already-recorded"
+    else:
+        record, point["status"] = _record(sub, report, sha, vd, ctx.curves), "accepted"
+    render_verdict = ctx.render_verdict or _curves().render_markdown
+    point.update(
+        label=vd.get("label", "ungraded"),
+        path=path,
+        verdict=vd,
+        record=record,
+        verdict_markdown=render.defused(render_verdict(verdict)),
+    )
+
+
+def _record_path(issue: int, report: dict, used: set[str]) -> str | None:
+    arch = slug((report.get("system_under_test") or {}).get("gpu_arch"), 20).replace(".", "-").strip("-")
+    workload = report.get("workload") or {}
+    name, precision = slug(workload.get("model_name")), slug(workload.get("precision"), 8)
+    if not (arch and name and precision):
+        return None
+    stem = f"replications/{arch}/{issue}-{precision}-{name}"
+    path, k = f"{stem}.json", 2
+    while path in used:
+        path, k = f"{stem}-{k}.json", k + 1
+    used.add(path)
+    return check_path(path)
+
+
+def _record(sub: Submission, report: dict, sha: str, verdict: dict, curves: dict) -> dict:
+    return {
+        "record_version": RECORD_VERSION,
+        "issue": sub.issue,
+        "issue_url": sub.issue_url,
+        "pr_branch": f"replication/issue-{sub.issue}",
+        "submitter_login": sub.submitter_login,
+        "credited_handle": sub.fields.get("credited_handle") or sub.submitter_login,
+        "affiliation": sub.fields.get("affiliation"),
+        "notes": sub.fields.get("notes"),
+        "submitted_at": sub.submitted_at,
+        "recorded_at": sub.event_at,
+        "report_sha256": sha,
+        "curves_version": verdict.get("curves_version") or curves.get("version"),
+        "verdict": verdict,
+        "report": report,
+    }
+
+
+def record_bytes(record: dict) -> bytes:
+    return (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode("utf-8", "surrogatepass")
+
+
+def _files(sub: Submission, points: list[dict], ctx: PlanContext) -> dict[str, bytes]:
+    new = {p["path"]: p["record"] for p in points if p["status"] in ("accepted", "already-recorded")}
+    files = {path: record_bytes(rec) for path, rec in new.items() if ctx.records.get(path) != rec}
+    records = {path: rec for path, rec in ctx.records.items() if rec.get("issue") != sub.issue}
+    records.update(new)
+    render_files = ctx.render_files
+    if render_files is None:
+        import gallery
+
+        render_files = gallery.render_files
+    for path, content in render_files([records[p] for p in sorted(records)], ctx.curves).items():
+        files[check_path(path if path.startswith("gallery/") else f"gallery/{path}")] = content
+    for path in files:
+        check_path(path)
+    return files
+
+
+def _encode(content: bytes | str) -> dict:
+    if isinstance(content, str):
+        content = content.encode("utf-8")
+    try:
+        return {"encoding": "utf-8", "content": content.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {"encoding": "base64", "content": base64.b64encode(content).decode("ascii")}
+
+
+def decode_file(entry: dict) -> bytes:
+    if entry.get("encoding") == "base64":
+        return base64.b64decode(entry["content"])
+    return entry["content"].encode("utf-8", "surrogatepass")
+
+
+def _labels(sub: Submission, points: list[dict], status: str) -> list[str]:
+    target = {"replication"} | {p["label"] for p in points if p["label"] in VERDICT_LABELS}
+    if status != "accepted":
+        target.add("invalid")
+    if any(pr["code"] == "QJ505" for p in points for pr in p["problems"]):
+        target.add("duplicate")
+    return [lb for lb in MANAGED_LABELS if lb in target]
+
+
+def read_state(comment_body: str | None) -> dict | None:
+    """The machine-readable state embedded in a previous sticky comment, or None."""
+    m = re.search(r"<!-- quantjoule-state: (\{.*?\}) -->", comment_body or "")
+    try:
+        return json.loads(m[1]) if m else None
+    except ValueError:
+        return None
+
+
+def _notice(sub: Submission, state: dict, previous_comment: str | None) -> dict | None:
+    before = read_state(previous_comment)
+    if before is None or before.get("points") == state["points"]:
+        return None
+    key = hashlib.sha256(json.dumps([before, state, sub.event_at]).encode()).hexdigest()[:16]
+    marker = f"{NOTICE_MARKER} {key} -->"
+    return {"marker": marker, "body": render.notice(marker, before, state)}
+
+
+def _curves():
+    import curves
+
+    return curves
