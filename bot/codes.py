@@ -51,12 +51,6 @@ CODES: tuple[Code, ...] = (
         "At most 20 reports per issue; open another issue for the rest.",
     ),
     Code(
-        "QJ508",
-        "error",
-        "record path cannot be formed",
-        "system_under_test.gpu_arch and workload.model_name must contain letters or digits.",
-    ),
-    Code(
         "QJ509",
         "warning",
         "form field truncated",

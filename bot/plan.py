@@ -52,10 +52,12 @@ def canonical_sha256(report: dict) -> str:
 
 
 def slug(text: object, limit: int = 40) -> str:
-    """Lower-case `[a-z0-9.-]`, no leading/trailing or doubled dots/dashes, at most `limit` characters."""
-    s = re.sub(r"[^a-z0-9.]+", "-", str(text or "").lower())
-    s = re.sub(r"\.{2,}", ".", re.sub(r"-{2,}", "-", s))
-    return s[:limit].strip(".-")
+    """Lower-case `[a-z0-9.-]`, no leading/trailing dots or dashes, at most `limit` characters.
+
+    The same rule as the gallery's record ids (gallery/rows.py), so a record's path and its page agree.
+    """
+    s = re.sub(r"[^a-z0-9.-]+", "-", str(text or "").lower()).strip("-.")
+    return s[:limit].strip("-.") or "model"
 
 
 def check_path(path: str) -> str:
@@ -175,9 +177,6 @@ def _accept(sub, ctx, grade, point, report, problems, by_sha, seen, used_paths) 
         point["duplicate_of"] = {"path": first[0], "issue_url": first[1].get("issue_url")}
         return
     path = _record_path(sub.issue, report, used_paths)
-    if path is None:
-        problems.append(problem("QJ508", "gpu_arch or model_name has no letters or digits"))
-        return
     seen[sha] = point["index"]
     verdict = grade(report, ctx.curves)
     vd = verdict.to_dict() if hasattr(verdict, "to_dict") else dict(verdict)
@@ -196,13 +195,11 @@ def _accept(sub, ctx, grade, point, report, problems, by_sha, seen, used_paths) 
     )
 
 
-def _record_path(issue: int, report: dict, used: set[str]) -> str | None:
-    arch = slug((report.get("system_under_test") or {}).get("gpu_arch"), 20).replace(".", "-").strip("-")
-    workload = report.get("workload") or {}
-    name, precision = slug(workload.get("model_name")), slug(workload.get("precision"), 8)
-    if not (arch and name and precision):
-        return None
-    stem = f"replications/{arch}/{issue}-{precision}-{name}"
+def _record_path(issue: int, report: dict, used: set[str]) -> str:
+    sut, workload = report.get("system_under_test") or {}, report.get("workload") or {}
+    arch = re.sub(r"[^a-z0-9-]+", "-", str(sut.get("gpu_arch") or "").lower()).strip("-") or "unknown"
+    precision = re.sub(r"[^A-Z0-9]+", "", str(workload.get("precision") or "").upper()) or "FP16"
+    stem = f"replications/{arch}/{int(issue)}-{precision}-{slug(workload.get('model_name'))}"
     path, k = f"{stem}.json", 2
     while path in used:
         path, k = f"{stem}-{k}.json", k + 1
