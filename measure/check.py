@@ -1,10 +1,136 @@
-"""`measure check`: validate (and later grade) energy.json files."""
+"""`measure check`: validate energy.json files with the project's one validator and print every problem."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
 
 import click
+from rich.console import Console
+from rich.text import Text
+
+from schema import check_report
+from schema.files import read_bytes
+from schema.parse import MAX_REPORT_BYTES
+from schema.problem import Problem
+from schema.validate import claims_measurement
+
+EXIT_VALID, EXIT_PROBLEMS, EXIT_UNREADABLE = 0, 1, 2
+_UNREADABLE_CODES = ("QJ011",)
+
+
+@dataclass(frozen=True)
+class FileCheck:
+    """What checking one file found; the grading step adds its verdict next to these fields."""
+
+    path: str
+    report: dict | None
+    problems: tuple[Problem, ...]
+
+    @property
+    def unreadable(self) -> bool:
+        return any(p.code in _UNREADABLE_CODES for p in self.problems)
+
+    @property
+    def errors(self) -> int:
+        return sum(p.severity == "error" for p in self.problems)
+
+    @property
+    def warnings(self) -> int:
+        return sum(p.severity == "warning" for p in self.problems)
+
+    @property
+    def is_measurement(self) -> bool:
+        """schema.is_measurement, from the problems already found."""
+        return not self.errors and claims_measurement(self.report)
+
+    @property
+    def status(self) -> str:
+        if self.unreadable:
+            return "unreadable"
+        return "problems" if self.errors else "valid"
+
+    def to_dict(self) -> dict:
+        report = self.report or {}
+        version = report.get("schema_version") if isinstance(report.get("schema_version"), str) else None
+        return {"file": self.path, "status": self.status, "schema_version": version,
+                "is_measurement": self.is_measurement,
+                "errors": self.errors, "warnings": self.warnings,
+                "problems": [p.to_dict() for p in self.problems]}
+
+
+def check_data(path: str, data: bytes | None, read_problems: list[Problem]) -> FileCheck:
+    """Pure core: the check of one file's bytes (None with read_problems when it could not be read)."""
+    if data is None:
+        return FileCheck(path, None, tuple(read_problems))
+    report, problems = check_report(data)
+    return FileCheck(path, report, tuple(problems))
+
+
+def exit_status(results: list[FileCheck]) -> int:
+    """2 when a file could not be read, else 1 when any file has an error, else 0 (warnings allowed)."""
+    if any(r.unreadable for r in results):
+        return EXIT_UNREADABLE
+    return EXIT_PROBLEMS if any(r.errors for r in results) else EXIT_VALID
+
+
+def _read(path: str) -> tuple[bytes | None, list[Problem]]:
+    if path == "-":
+        return sys.stdin.buffer.read(MAX_REPORT_BYTES + 1), []
+    return read_bytes(path)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _headline(result: FileCheck) -> Text:
+    line = Text(f"{result.path}: ", style="bold")
+    if result.status == "valid":
+        report = result.report or {}
+        basis, source = (report.get("results") or {}).get("basis"), report.get("measurement_source")
+        kind = (f"basis measured from {source}" if result.is_measurement
+                else f"not a measurement (basis {basis}, source {source})")
+        line.append(f"valid {report.get('schema_version')}, {kind}", style="green")
+    else:
+        line.append("cannot be read" if result.unreadable else _count(result.errors, "error"), style="red")
+    if result.warnings:
+        line.append(f", {_count(result.warnings, 'warning')}", style="yellow")
+    return line
+
+
+def render(results: list[FileCheck], console: Console) -> None:
+    """Human-readable report: per file a headline, then code, severity, path, message and hint per problem."""
+    for result in results:
+        console.print(_headline(result))
+        for p in result.problems:
+            colour = "red" if p.severity == "error" else "yellow"
+            head = Text("  ")
+            head.append(p.code, style=f"bold {colour}")
+            head.append(f" {p.severity:<7} ", style=colour)
+            head.append(p.path or "(whole report)", style="cyan")
+            console.print(head)
+            console.print(Text(f"      {p.message}"))
+            console.print(Text(f"      hint: {p.hint}", style="dim"))
+    if len(results) > 1:
+        counts = {s: sum(r.status == s for r in results) for s in ("valid", "problems", "unreadable")}
+        console.print(Text(f"{len(results)} files: {counts['valid']} valid, {counts['problems']} with "
+                           f"errors, {counts['unreadable']} unreadable"))
 
 
 @click.command()
-@click.argument("files", nargs=-1, type=click.Path())
-def check(files: tuple[str, ...]) -> None:
-    """Validate energy.json FILES (not yet implemented)."""
-    raise click.ClickException("check is not implemented yet")
+@click.argument("files", nargs=-1, required=True, type=click.Path())
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON list of results instead of text.")
+def check(files: tuple[str, ...], as_json: bool) -> None:
+    """Validate energy.json FILES (use - for standard input) and print each problem with a hint.
+
+    Exit status: 0 every file valid (warnings allowed), 1 problems found, 2 a file could not be read
+    or the command was used wrongly.
+    """
+    results = [check_data(path, *_read(path)) for path in files]
+    if as_json:
+        click.echo(json.dumps([r.to_dict() for r in results], indent=2, ensure_ascii=False))
+    else:
+        render(results, Console(highlight=False, soft_wrap=True))
+    sys.exit(exit_status(results))

@@ -61,7 +61,8 @@ def _decode(data) -> tuple[str | None, Problem | None]:
     else:
         return None, problem("QJ005", "", f"expected report text or bytes, got {type(data).__name__}")
     if len(raw) > MAX_REPORT_BYTES:
-        return None, problem("QJ002", "", f"report is {len(raw):,} bytes; the limit is {MAX_REPORT_BYTES:,}")
+        message = f"report is at least {len(raw):,} bytes; the limit is {MAX_REPORT_BYTES:,}"
+        return None, problem("QJ002", "", message)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -131,7 +132,7 @@ def parse_report(data) -> tuple[dict | None, list[Problem]]:
     try:
         doc, duplicates = _loads(text)
     except json.JSONDecodeError as exc:
-        return None, [problem("QJ005", "", f"{exc.msg} at line {exc.lineno} column {exc.colno}")]
+        return None, [problem("QJ005", "", f"{exc.msg} (line {exc.lineno}, column {exc.colno})")]
     except (ValueError, _BareConstant, RecursionError) as exc:
         # e.g. an integer literal longer than Python's int-conversion limit
         return None, [problem("QJ005", "", f"cannot read a value: {str(exc)[:120]}")]

@@ -185,8 +185,8 @@ def baseline_problems(report: dict) -> list[Problem]:
     elif precision and basis != "unavailable":
         for key in ("fp16_energy_per_token_mj", "vs_fp16_energy_pct"):
             if results.get(key) is None:
-                found.append(problem("QJ214", f"/results/{key}", f"a {precision} report needs {key} from its "
-                                                                 "FP16 baseline"))
+                found.append(problem("QJ214", f"/results/{key}", f"this {precision} report needs {key} from "
+                                                                 "its FP16 baseline"))
     needed = []
     if basis in ("measured", "interpolated", "extrapolated"):
         needed.append("energy_per_token_mj")

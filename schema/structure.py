@@ -100,7 +100,8 @@ def _problems_of(error) -> list[Problem]:
     elif code == "QJ105":
         message = f"{where} is {_short(value)}; it must be {_range_text(keyword, bound)}"
     elif keyword == "pattern":
-        message = f"{where} is {_short(value)}; it must match {bound}"
+        form = error.schema.get("description") or f"match {bound}"
+        message = f"{where} is {_short(value)}; it must {form}"
     elif keyword in ("minLength", "maxLength"):
         message = f"{where} has {len(value)} characters; {keyword} is {bound}"
     elif keyword in ("minItems", "maxItems"):

@@ -57,13 +57,14 @@ def validate(report) -> list[Problem]:
     return sort_problems(found)
 
 
-def is_measurement(report) -> bool:
-    """True only for basis measured from an NVML source with no error problem: what may be graded."""
+def claims_measurement(report) -> bool:
+    """basis measured from an NVML source, before any other check (is_measurement adds validity)."""
     if not isinstance(report, dict) or not isinstance(report.get("results"), dict):
         return False
-    if report["results"].get("basis") != "measured":
-        return False
     nvml = NVML_SOURCES_V2 if report.get("schema_version") == SCHEMA_V2 else (NVML_SOURCE_LEGACY,)
-    if report.get("measurement_source") not in nvml:
-        return False
-    return not has_errors(validate(report))
+    return report["results"].get("basis") == "measured" and report.get("measurement_source") in nvml
+
+
+def is_measurement(report) -> bool:
+    """True only for basis measured from an NVML source with no error problem: what may be graded."""
+    return claims_measurement(report) and not has_errors(validate(report))
