@@ -1,0 +1,324 @@
+"""Reproducible least-squares fit of the anchor rows into curves.json (pure; scipy)."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import math
+
+import numpy as np
+from scipy.optimize import least_squares
+
+from curves.anchors import normalise_rows
+from curves.model import MODEL_TEXT, THETA_NAMES, curve_pct, gradient
+
+CODE_VERSION = "quantjoule-curves-fit/1"
+
+DEFAULT_SETTINGS: dict = {
+    "backend": "eager",
+    "a_lower_pct": -50.0,
+    "a_upper_margin_pct": 50.0,
+    "s_cap_pct": {"INT8": 50.0, "NF4": 75.0},
+    "n_star_bounds_b": [0.1, 200.0],
+    "min_points": 2,
+    "min_points_free_n_star": 3,
+    "borrows": {"hopper": "ampere"},
+    "multistart": {"A": 4, "S": 4, "ln_N_star": 6},
+    "size_tolerance_rel": 0.10,
+    "k_per_doubling": 0.5,
+    "repeatability_cv_pct": 2.0,
+    "reference_software": {},
+    "significant_digits": 6,
+}
+
+BAND_METHOD = (
+    "delta method: cov = sigma^2 * pinv(J'J) over (A, S, ln N*) at the fitted optimum (bounds ignored, "
+    "so a bound never narrows the band); sd(N) = sqrt(g' cov g + sigma^2) * (1 + k * d), d = doublings "
+    "outside the measured sizes widened by the size tolerance"
+)
+
+
+def _round(value: float, digits: int) -> float:
+    out = float(f"{value:.{digits}g}")
+    return 0.0 if out == 0 else out
+
+
+def version_hash(rows: list[dict], settings: dict) -> str:
+    """sha256 (16 hex) of the anchor rows as read, the fit settings and the code version."""
+    canon_rows = [{str(k): "" if v is None else str(v) for k, v in row.items()} for row in rows]
+    blob = json.dumps(
+        {"anchors": canon_rows, "settings": settings, "code": CODE_VERSION},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+
+
+def _bounds(y: np.ndarray, precision: str, settings: dict) -> tuple[np.ndarray, np.ndarray]:
+    max_de = float(np.max(y))
+    cap = settings["s_cap_pct"][precision]
+    n_lo, n_hi = settings["n_star_bounds_b"]
+    lo = np.array([settings["a_lower_pct"], 0.0, math.log(n_lo)])
+    hi = np.array([max_de + settings["a_upper_margin_pct"], cap + max(0.0, max_de), math.log(n_hi)])
+    return lo, hi
+
+
+def _residuals(theta: np.ndarray, n_b: np.ndarray, y: np.ndarray) -> np.ndarray:
+    x = n_b / math.exp(theta[2])
+    return theta[0] - theta[1] * x / (1.0 + x) - y
+
+
+def _jacobian(theta: np.ndarray, n_b: np.ndarray, y: np.ndarray) -> np.ndarray:
+    x = n_b / math.exp(theta[2])
+    return np.column_stack([np.ones_like(x), -x / (1.0 + x), theta[1] * x / (1.0 + x) ** 2])
+
+
+def fit_points(n_b: np.ndarray, y: np.ndarray, precision: str, settings: dict) -> dict:
+    """Best bounded least-squares (A, S, ln N*) over a fixed multi-start grid; ties keep the first start."""
+    lo, hi = _bounds(y, precision, settings)
+    grid = settings["multistart"]
+    fixed_ln_n = None
+    if len(n_b) < settings["min_points_free_n_star"]:
+        fixed_ln_n = math.log(float(np.median(n_b)))
+
+    def starts(i: int, count: int) -> list[float]:
+        return [lo[i] + (hi[i] - lo[i]) * (k + 0.5) / count for k in range(count)]
+
+    best = None
+    for a0 in starts(0, grid["A"]):
+        for s0 in starts(1, grid["S"]):
+            for l0 in [fixed_ln_n] if fixed_ln_n is not None else starts(2, grid["ln_N_star"]):
+                if fixed_ln_n is None:
+                    res = least_squares(
+                        _residuals,
+                        [a0, s0, l0],
+                        jac=_jacobian,
+                        bounds=(lo, hi),
+                        args=(n_b, y),
+                        method="trf",
+                        xtol=1e-12,
+                        ftol=1e-12,
+                        gtol=1e-12,
+                        max_nfev=5000,
+                    )
+                    theta = res.x
+                else:
+                    res = least_squares(
+                        lambda t: _residuals(np.array([t[0], t[1], fixed_ln_n]), n_b, y),
+                        [a0, s0],
+                        bounds=(lo[:2], hi[:2]),
+                        method="trf",
+                        jac=lambda t: _jacobian(np.array([t[0], t[1], fixed_ln_n]), n_b, y)[:, :2],
+                        xtol=1e-12,
+                        ftol=1e-12,
+                        gtol=1e-12,
+                        max_nfev=5000,
+                    )
+                    theta = np.array([res.x[0], res.x[1], fixed_ln_n])
+                cost = float(np.sum(_residuals(theta, n_b, y) ** 2))
+                if best is None or cost < best[0] - 1e-9 * (1.0 + best[0]):
+                    best = (cost, theta)
+    theta = best[1].copy()
+    n_star_free = fixed_ln_n is None
+    # S at zero makes the curve flat and N* meaningless: pin it to the median size so the output is unique.
+    if theta[1] <= 1e-6 * hi[1]:
+        theta = np.array([float(np.mean(y)), 0.0, math.log(float(np.median(n_b)))])
+        if float(np.sum(_residuals(theta, n_b, y) ** 2)) <= best[0] + 1e-9 * (1.0 + best[0]):
+            n_star_free = False
+        else:
+            theta = best[1].copy()
+    return {
+        "theta": theta,
+        "lo": lo,
+        "hi": hi,
+        "n_star_free": n_star_free,
+        "rss": float(np.sum(_residuals(theta, n_b, y) ** 2)),
+    }
+
+
+def _on_bound(theta: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> dict:
+    flags = {}
+    for i, name in enumerate(("A", "S", "N_star")):
+        tol = 1e-6 * (hi[i] - lo[i])
+        flags[name] = "lower" if theta[i] <= lo[i] + tol else "upper" if theta[i] >= hi[i] - tol else None
+    return flags
+
+
+def _free_mask(fres: dict) -> list[bool]:
+    """Parameters estimated from the data: not pinned by a rule and not held by an active bound."""
+    flags = _on_bound(fres["theta"], fres["lo"], fres["hi"])
+    return [flags["A"] is None, flags["S"] is None, fres["n_star_free"] and flags["N_star"] is None]
+
+
+def _crossover(a: float, s: float, n_star: float, lo_b: float, hi_b: float) -> tuple[float | None, str]:
+    if not a > 0:
+        return None, "A <= 0: quantization saves energy at every size"
+    if not s > a:
+        return None, "S <= A: quantization costs energy at every size"
+    n_c = n_star * a / (s - a)
+    if lo_b <= n_c <= hi_b:
+        return n_c, "inside the measured size range"
+    return None, f"N*A/(S-A) = {n_c:.3g} B lies outside the measured sizes"
+
+
+def _fit_group(points: list[dict], precision: str, settings: dict) -> dict:
+    n_b = np.array([p["params_b"] for p in points])
+    y = np.array([p["delta_e_pct"] for p in points])
+    res = fit_points(n_b, y, precision, settings)
+    theta = res["theta"]
+    resid = _residuals(theta, n_b, y)
+    free = _free_mask(res)
+    dof = len(points) - sum(free)
+    loo = None
+    if len(points) - 1 >= settings["min_points"]:
+        errs = []
+        for i in range(len(points)):
+            keep = np.arange(len(points)) != i
+            t = fit_points(n_b[keep], y[keep], precision, settings)["theta"]
+            errs.append(curve_pct(n_b[i], t[0], t[1], math.exp(t[2])) - y[i])
+        loo = math.sqrt(float(np.mean(np.square(errs))))
+    return {
+        "points": points,
+        "n_b": n_b,
+        "y": y,
+        "theta": theta,
+        "fit": res,
+        "resid": resid,
+        "rss": res["rss"],
+        "dof": dof,
+        "free": free,
+        "loo": loo,
+    }
+
+
+def fit(anchor_rows: list[dict], settings: dict | None = None) -> dict:
+    """curves.json content for `anchor_rows` (rows as read from the anchors CSV). Pure and deterministic."""
+    settings = copy.deepcopy(DEFAULT_SETTINGS if settings is None else settings)
+    digits = settings["significant_digits"]
+    r = lambda v: _round(v, digits)  # noqa: E731
+    points = normalise_rows(anchor_rows)
+    by_group: dict[tuple[str, str], list[dict]] = {}
+    for p in sorted(points, key=lambda p: (p["params_b"], p["gpu"], p["model"], p["delta_e_pct"])):
+        by_group.setdefault((p["arch"], p["precision"]), []).append(p)
+
+    fitted, unfitted = {}, {}
+    for (arch, precision), pts in sorted(by_group.items()):
+        key = f"{arch}/{precision}/{settings['backend']}"
+        if precision not in settings["s_cap_pct"]:
+            unfitted[key] = f"no published S cap for precision {precision}"
+        elif len(pts) < settings["min_points"]:
+            unfitted[key] = f"{len(pts)} anchor point(s); at least {settings['min_points']} are needed"
+        else:
+            fitted[key] = _fit_group(pts, precision, settings)
+
+    pooled = {}
+    for prec in sorted({k.split("/")[1] for k in fitted} | {"*"}):
+        sel = [g for k, g in fitted.items() if (prec == "*" or k.split("/")[1] == prec) and g["dof"] > 0]
+        dof = sum(g["dof"] for g in sel)
+        pooled[prec] = math.sqrt(sum(g["rss"] for g in sel) / dof) if dof > 0 else None
+
+    groups = {}
+    for key, g in fitted.items():
+        arch, precision, backend = key.split("/")
+        theta, fres = g["theta"], g["fit"]
+        a, s, n_star = float(theta[0]), float(theta[1]), math.exp(theta[2])
+        own_sd = math.sqrt(g["rss"] / g["dof"]) if g["dof"] > 0 else None
+        pool_sd, pool_src = (
+            (pooled[precision], f"pooled:{precision}")
+            if pooled.get(precision)
+            else (pooled["*"], "pooled:all")
+        )
+        floor = (
+            math.sqrt(2.0) * settings["repeatability_cv_pct"] * max(0.0, 1.0 + float(np.mean(g["y"])) / 100)
+        )
+        # The anchors' own noise drives the parameter covariance; a new setup scatters at least as much
+        # as the pooled between-setup residual (only pooled groups hold more than one card).
+        fit_candidates = [(own_sd, "own")] if own_sd is not None else [(pool_sd or 0.0, pool_src)]
+        sigma_fit, sigma_fit_src = max([*fit_candidates, (floor, "repeatability-floor")], key=lambda c: c[0])
+        candidates = [(own_sd or 0.0, "own"), (pool_sd or 0.0, pool_src), (floor, "repeatability-floor")]
+        sigma, sigma_src = max(candidates, key=lambda c: c[0])
+        jac = np.array([gradient(n, a, s, n_star) for n in g["n_b"]])
+        jac[:, ~np.array(g["free"])] = 0.0
+        cov = sigma_fit**2 * np.linalg.pinv(jac.T @ jac, rcond=1e-10, hermitian=True)
+        lo_b, hi_b = float(np.min(g["n_b"])), float(np.max(g["n_b"]))
+        cross, cross_note = _crossover(a, s, n_star, lo_b, hi_b)
+        on_bound = _on_bound(theta, fres["lo"], fres["hi"])
+        if not fres["n_star_free"]:
+            on_bound["N_star"] = None
+        lo_r = [r(float(v)) for v in fres["lo"]]
+        hi_r = [r(float(v)) for v in fres["hi"]]
+        groups[key] = {
+            "arch": arch,
+            "precision": precision,
+            "backend": backend,
+            "borrowed_from": None,
+            "n_points": len(g["points"]),
+            "params": {"A": r(a), "S": r(s), "N_star": r(n_star)},
+            "free": dict(zip(("A", "S", "N_star"), g["free"], strict=True)),
+            "n_star_rule": "fitted" if fres["n_star_free"] else "median size (fewer points or S = 0)",
+            "bounds": {
+                "A": [lo_r[0], hi_r[0]],
+                "S": [lo_r[1], hi_r[1]],
+                "N_star": list(settings["n_star_bounds_b"]),
+            },
+            "on_bound": on_bound,
+            "rms_pp": r(math.sqrt(g["rss"] / len(g["points"]))),
+            "residual_sd_pp": None if own_sd is None else r(own_sd),
+            "dof": g["dof"],
+            "sigma_fit_pp": r(sigma_fit),
+            "sigma_fit_source": sigma_fit_src,
+            "sigma_pp": r(sigma),
+            "sigma_source": sigma_src,
+            "loo_rmse_pp": None if g["loo"] is None else r(g["loo"]),
+            "size_range_b": [r(lo_b), r(hi_b)],
+            "crossover_b": None if cross is None else r(cross),
+            "crossover_note": cross_note,
+            "band": {
+                "method": "delta",
+                "theta": list(THETA_NAMES),
+                "cov": [[r(float(v)) for v in row] for row in cov],
+                "sigma_pp": r(sigma),
+                "k_per_doubling": settings["k_per_doubling"],
+                "size_tolerance_rel": settings["size_tolerance_rel"],
+                "range_b": [r(lo_b), r(hi_b)],
+                "a_bounds": [lo_r[0], hi_r[0]],
+                "s_bounds": [lo_r[1], hi_r[1]],
+                "n_star_bounds_b": list(settings["n_star_bounds_b"]),
+            },
+            "anchors": [
+                {
+                    "gpu": p["gpu"],
+                    "model": p["model"],
+                    "params_b": r(p["params_b"]),
+                    "delta_e_pct": r(p["delta_e_pct"]),
+                    "n_trials": p["n_trials"],
+                    "residual_pp": r(-float(e)),
+                    "note": p["note"],
+                }
+                for p, e in zip(g["points"], g["resid"], strict=True)
+            ],
+        }
+    for to_arch, from_arch in sorted(settings["borrows"].items()):
+        for key in sorted(groups):
+            src = groups[key]
+            new_key = f"{to_arch}/{src['precision']}/{src['backend']}"
+            if src["arch"] == from_arch and src["borrowed_from"] is None and new_key not in groups:
+                groups[new_key] = {**copy.deepcopy(src), "arch": to_arch, "borrowed_from": from_arch}
+
+    return {
+        "version": version_hash(anchor_rows, settings),
+        "code_version": CODE_VERSION,
+        "model": MODEL_TEXT,
+        "band_method": BAND_METHOD,
+        "settings": settings,
+        "pooled_residual_sd_pp": {k: None if v is None else r(v) for k, v in pooled.items()},
+        "groups": dict(sorted(groups.items())),
+        "unfitted": unfitted,
+    }
+
+
+def dumps(curves: dict) -> str:
+    """The canonical text of curves.json: same curves -> byte-identical file."""
+    return json.dumps(curves, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"

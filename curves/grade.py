@@ -1,0 +1,266 @@
+"""grade(report, curves) -> Verdict: the one rule for confirmation / contradiction / ungraded."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+from curves.model import extrapolation_doublings, predict_group
+from curves.store import normalise_arch, resolve_with_code
+from schema.semantic import NVML_SOURCE_LEGACY, NVML_SOURCES_V2
+
+Z_LIMIT = 2.0
+MEASURED_SOURCES = frozenset((*NVML_SOURCES_V2, NVML_SOURCE_LEGACY))
+LEGACY_PREFIX = "ecocompute-energy/"
+QUALIFIERS = (
+    "borrowed-curve",
+    "extrapolated-size",
+    "legacy-schema",
+    "opposite-sign",
+    "random-init-weights",
+    "single-trial",
+    "software-differs",
+)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the grader concluded and every number it used. `band_*` is ref ± 2·sqrt(σ_obs² + σ_ref²):
+    the observation confirms exactly when it lies inside that band."""
+
+    label: str
+    qualifiers: tuple[str, ...]
+    reason: str | None
+    reason_code: str | None
+    arch: str | None
+    precision: str | None
+    backend: str | None
+    params_b: float | None
+    n_trials: int | None
+    curve_key: str | None
+    curves_version: str | None
+    obs_pct: float | None
+    ref_pct: float | None
+    ref_source: str | None
+    sigma_obs_pp: float | None
+    sigma_ref_pp: float | None
+    z: float | None
+    band_low_pct: float | None
+    band_high_pct: float | None
+    sentence: str
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        out["qualifiers"] = list(self.qualifiers)
+        return out
+
+
+def _get(obj: object, *path: str) -> object:
+    for key in path:
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(key)
+    return obj
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def _text(value: object) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _major_minor(version: object) -> tuple[str, ...]:
+    return tuple(str(version).strip().split("+")[0].split(".")[:2])
+
+
+def software_differs(report: dict, curves: dict) -> bool:
+    """The report says its stack differs from the reference pins, or a pinned package differs in major.minor
+    from `settings.reference_software` of curves.json (torch is never pinned: it must match the driver)."""
+    software = _get(report, "software")
+    if not isinstance(software, dict):
+        return False
+    declared = software.get("differs_from_reference_pins")
+    if software.get("matches_reference_pins") is False or (isinstance(declared, list) and declared):
+        return True
+    pins = _get(curves, "settings", "reference_software") or {}
+    packages = software.get("packages")
+    if not isinstance(pins, dict) or not isinstance(packages, dict):
+        return False
+    return any(
+        isinstance(packages.get(name), str) and _major_minor(packages[name]) != _major_minor(pin)
+        for name, pin in sorted(pins.items())
+    )
+
+
+def single_trial_floor_pp(obs_pct: float, cv_pct: float) -> float:
+    """sd of one ΔE% from the published repeatability: two energies with CV c each give a ratio with
+    relative sd sqrt(2)·c, i.e. sqrt(2)·c·(1 + ΔE/100) percentage points of ΔE%."""
+    return math.sqrt(2.0) * cv_pct * max(0.0, 1.0 + obs_pct / 100.0)
+
+
+def _trials(report: dict, legacy: bool) -> tuple[int, float | None]:
+    """(n paired trials, their per-pair sd or None); legacy reports declare no trials, so n = 1."""
+    if legacy:
+        return 1, None
+    n = _get(report, "statistics", "n_pairs")
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        n = _get(report, "protocol", "trials")
+        n = n if isinstance(n, int) and not isinstance(n, bool) and n >= 1 else 1
+        return n, None
+    sd = _number(_get(report, "statistics", "delta_e_pct", "sd"))
+    return n, sd if sd is not None and sd >= 0 else None
+
+
+def ungraded_verdict(code: str, reason: str, base: dict, qualifiers: list[str]) -> Verdict:
+    fields = {
+        "arch": None,
+        "precision": None,
+        "backend": None,
+        "params_b": None,
+        "n_trials": None,
+        "curve_key": None,
+        "curves_version": None,
+        "obs_pct": None,
+        **base,
+    }
+    return Verdict(
+        label="ungraded",
+        qualifiers=tuple(sorted(set(qualifiers))),
+        reason=reason,
+        reason_code=code,
+        ref_pct=None,
+        ref_source=None,
+        sigma_obs_pp=None,
+        sigma_ref_pp=None,
+        z=None,
+        band_low_pct=None,
+        band_high_pct=None,
+        sentence=f"Not graded: {reason}.",
+        **fields,
+    )
+
+
+def grade(report: object, curves: dict) -> Verdict:
+    """Grade one (already validated) report against `curves`; pure and total: odd input gives `ungraded`."""
+    version = _text(_get(curves, "version"))
+    if not isinstance(report, dict):
+        return ungraded_verdict("QJ307", "the report is not a JSON object", {"curves_version": version}, [])
+    legacy = str(report.get("schema_version") or "").startswith(LEGACY_PREFIX)
+    arch = normalise_arch(_get(report, "system_under_test", "gpu_arch"))
+    precision = _text(_get(report, "workload", "precision"))
+    precision = precision.upper() if precision else None
+    backend = (_text(_get(report, "workload", "backend")) or "eager").lower()
+    params_b = _number(_get(report, "workload", "params_b"))
+    obs = _number(_get(report, "results", "vs_fp16_energy_pct"))
+    n_trials, pair_sd = _trials(report, legacy)
+    qualifiers = []
+    if legacy:
+        qualifiers.append("legacy-schema")
+    if _get(report, "workload", "weights") == "random-init":
+        qualifiers.append("random-init-weights")
+    if software_differs(report, curves):
+        qualifiers.append("software-differs")
+    base = {
+        "arch": arch,
+        "precision": precision,
+        "backend": backend,
+        "params_b": params_b,
+        "n_trials": n_trials,
+        "curves_version": version,
+        "obs_pct": None if obs is None else round(obs, 3),
+    }
+
+    basis, source = _get(report, "results", "basis"), _get(report, "measurement_source")
+    if basis != "measured" or source not in MEASURED_SOURCES:
+        return ungraded_verdict(
+            "QJ303",
+            f"not a measurement (basis {basis!r}, measurement_source {source!r}); only "
+            "'measured' from an NVML source is graded",
+            base,
+            qualifiers,
+        )
+    if precision == "FP16":
+        return ungraded_verdict(
+            "QJ304", "an FP16-only baseline has no quantized arm to compare", base, qualifiers
+        )
+    key, group, code, reason = resolve_with_code(curves, arch, precision, backend)
+    if key is None:
+        return ungraded_verdict(code, reason, base, qualifiers)
+    if params_b is None or params_b <= 0:
+        return ungraded_verdict("QJ305", "workload.params_b is missing or not positive", base, qualifiers)
+    if obs is None:
+        return ungraded_verdict(
+            "QJ306", "results.vs_fp16_energy_pct is missing or not finite", base, qualifiers
+        )
+
+    if n_trials == 1:
+        qualifiers.append("single-trial")
+    settings = curves.get("settings", {})
+    tol = group["band"]["size_tolerance_rel"]
+    curve_mean, curve_sd = predict_group(group, params_b)
+    same_size = (
+        []
+        if group["borrowed_from"]
+        else [a["delta_e_pct"] for a in group["anchors"] if abs(params_b / a["params_b"] - 1.0) <= tol]
+    )
+    if same_size:
+        # A new setup scatters around the anchors' mean by sigma·sqrt(1 + 1/m), at least the curve's sd.
+        ref, ref_source = sum(same_size) / len(same_size), "anchors"
+        sigma_ref = max(curve_sd, group["sigma_pp"] * math.sqrt(1.0 + 1.0 / len(same_size)))
+    else:
+        ref, ref_source, sigma_ref = curve_mean, "curve", curve_sd
+    floor = single_trial_floor_pp(obs, settings.get("repeatability_cv_pct", 2.0))
+    sigma_obs = floor if (n_trials < 2 or pair_sd is None) else max(pair_sd, floor) / math.sqrt(n_trials)
+    scale = math.sqrt(sigma_obs**2 + sigma_ref**2)
+    z = round((obs - ref) / scale, 2)
+    label = "confirmation" if abs(z) <= Z_LIMIT else "contradiction"
+    if group["borrowed_from"]:
+        qualifiers.append("borrowed-curve")
+    if extrapolation_doublings(params_b, group["band"]) > 0:
+        qualifiers.append("extrapolated-size")
+    opposite = obs * ref < 0
+    if opposite:
+        qualifiers.append("opposite-sign")
+    anchors_text = (
+        "the same-size anchor" if len(same_size) == 1 else f"mean of {len(same_size)} same-size anchors"
+    )
+    source_text = (
+        anchors_text
+        if ref_source == "anchors"
+        else f"{group['borrowed_from']} curve, borrowed"
+        if group["borrowed_from"]
+        else "curve"
+    )
+    sentence = (
+        f"{precision} on {arch} at {params_b:.2f} B: measured {obs:+.1f} % energy per token vs FP16, "
+        f"reference {ref:+.1f} % ({source_text}), z = {z:+.2f}: a {label}"
+        + ("; the two disagree on whether quantization saves energy" if opposite else "")
+        + "."
+    )
+    return Verdict(
+        label=label,
+        qualifiers=tuple(sorted(set(qualifiers))),
+        reason=None,
+        reason_code=None,
+        arch=arch,
+        precision=precision,
+        backend=backend,
+        params_b=params_b,
+        n_trials=n_trials,
+        curve_key=key,
+        curves_version=version,
+        obs_pct=round(obs, 3),
+        ref_pct=round(ref, 3),
+        ref_source=ref_source,
+        sigma_obs_pp=round(sigma_obs, 3),
+        sigma_ref_pp=round(sigma_ref, 3),
+        z=z,
+        band_low_pct=round(ref - Z_LIMIT * scale, 3),
+        band_high_pct=round(ref + Z_LIMIT * scale, 3),
+        sentence=sentence,
+    )

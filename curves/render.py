@@ -1,0 +1,69 @@
+"""Verdicts for humans: one field list, rendered as terminal text or Markdown, the same for every label."""
+
+from __future__ import annotations
+
+from curves.grade import Z_LIMIT, Verdict
+
+DASH = "—"
+
+
+def _pct(value: float | None) -> str:
+    return DASH if value is None else f"{value:+.1f} %"
+
+
+def _pp(value: float | None) -> str:
+    return DASH if value is None else f"{value:.1f} pp"
+
+
+def _clean(value: str) -> str:
+    # Values can carry report text; control characters (terminal escapes, newlines) never reach the output.
+    return "".join(ch if ch.isprintable() else "?" for ch in value)
+
+
+def verdict_fields(verdict: Verdict) -> list[tuple[str, str]]:
+    """(field, value) pairs in display order. Every label gets the same fields in the same order, so a
+    confirmation and a contradiction look alike except for their values (equal prominence)."""
+    v = verdict
+    fields = [
+        ("Verdict", v.label),
+        ("Qualifiers", ", ".join(v.qualifiers) if v.qualifiers else "none"),
+        ("Summary", v.sentence),
+        ("GPU architecture", v.arch or DASH),
+        ("Precision / backend", f"{v.precision or DASH} / {v.backend or DASH}"),
+        ("Model size", DASH if v.params_b is None else f"{v.params_b:.2f} B parameters"),
+        ("Trials", DASH if v.n_trials is None else str(v.n_trials)),
+        ("Observed ΔE% vs FP16", _pct(v.obs_pct)),
+        ("Reference ΔE%", _pct(v.ref_pct) + ("" if v.ref_source is None else f" ({v.ref_source})")),
+        ("σ observed", _pp(v.sigma_obs_pp)),
+        ("σ reference", _pp(v.sigma_ref_pp)),
+        ("z", DASH if v.z is None else f"{v.z:+.2f} (confirmation when |z| ≤ {Z_LIMIT:g})"),
+        (
+            "Accepted range",
+            DASH if v.band_low_pct is None else f"{_pct(v.band_low_pct)} to {_pct(v.band_high_pct)}",
+        ),
+        ("Curve", f"{v.curve_key or DASH} (curves {v.curves_version or DASH})"),
+        ("Not graded because", DASH if v.reason is None else f"{v.reason_code}: {v.reason}"),
+    ]
+    return [(name, _clean(value)) for name, value in fields]
+
+
+def render_text(verdict: Verdict) -> str:
+    """Plain terminal text, no colour or emphasis for any label."""
+    fields = verdict_fields(verdict)
+    width = max(len(name) for name, _ in fields)
+    return "\n".join(f"{name + ':':<{width + 1}} {value}" for name, value in fields) + "\n"
+
+
+MD_SPECIAL = set("\\`*_[]<>|~#!")
+
+
+def md_escape(value: str) -> str:
+    # Report text is untrusted: escape everything Markdown could turn into emphasis, links or HTML.
+    return "".join("\\" + ch if ch in MD_SPECIAL else ch for ch in value)
+
+
+def render_markdown(verdict: Verdict) -> str:
+    """A two-column Markdown table, plain text in every cell for every label."""
+    lines = ["| Field | Value |", "| --- | --- |"]
+    lines += [f"| {name} | {md_escape(value)} |" for name, value in verdict_fields(verdict)]
+    return "\n".join(lines) + "\n"
