@@ -1,3 +1,6 @@
+"""`python -m measure` entry (guarded: the sampler's spawned process re-imports this module)."""
+
 from measure.cli import main
 
-main()
+if __name__ == "__main__":
+    main()

@@ -8,9 +8,11 @@ from measure.energy import disagreement_pct, dynamic_j, reconstruct_per_token_j
 from measure.protocol import Outcome
 from measure.stats import delta_pct, summarise
 
-CI_METHOD = ("t interval (n-1 dof) over per-block paired dE%; each block runs every arm twice in a "
-             "seeded shuffled order and its mirror (A B C C B A), so blocks are independent and linear "
-             "drift inside a block cancels")
+CI_METHOD = (
+    "t interval (n-1 dof) over per-block paired dE%; each block runs every arm twice in a "
+    "seeded shuffled order and its mirror (A B C C B A), so blocks are independent and linear "
+    "drift inside a block cancels"
+)
 
 
 def trial_records(out: Outcome) -> list[dict]:
@@ -20,8 +22,17 @@ def trial_records(out: Outcome) -> list[dict]:
     for blk in out.blocks:
         per: dict[str, dict] = {}
         for w, tj in zip(blk["windows"], blk["trace_j"], strict=True):
-            r = per.setdefault(w.arm, {"counter": 0.0, "trace": 0.0, "dur": 0.0, "tokens": 0, "gens": 0,
-                                       "has_counter": w.counter_j is not None})
+            r = per.setdefault(
+                w.arm,
+                {
+                    "counter": 0.0,
+                    "trace": 0.0,
+                    "dur": 0.0,
+                    "tokens": 0,
+                    "gens": 0,
+                    "has_counter": w.counter_j is not None,
+                },
+            )
             r["counter"] += w.counter_j or 0.0
             r["trace"] += tj
             r["dur"] += w.end_s - w.start_s
@@ -33,13 +44,22 @@ def trial_records(out: Outcome) -> list[dict]:
                 recs.append({"block": blk["block"], "arm": arm, "status": "failed"})
                 continue
             energy = r["counter"] if r["has_counter"] else r["trace"]
-            recs.append({
-                "block": blk["block"], "arm": arm,
-                "counter_energy_j": r["counter"] if r["has_counter"] else None,
-                "trace_energy_j": r["trace"], "duration_s": r["dur"], "tokens": r["tokens"],
-                "generations": r["gens"], "mean_power_w": energy / r["dur"] if r["dur"] > 0 else None,
-                "start_temp_c": blk["temps_c"].get(arm), "idle_power_w": blk["idle_power_w"],
-                "dynamic_energy_j": dynamic_j(energy, idle, r["dur"]), "status": "ok"})
+            recs.append(
+                {
+                    "block": blk["block"],
+                    "arm": arm,
+                    "counter_energy_j": r["counter"] if r["has_counter"] else None,
+                    "trace_energy_j": r["trace"],
+                    "duration_s": r["dur"],
+                    "tokens": r["tokens"],
+                    "generations": r["gens"],
+                    "mean_power_w": energy / r["dur"] if r["dur"] > 0 else None,
+                    "start_temp_c": blk["temps_c"].get(arm),
+                    "idle_power_w": blk["idle_power_w"],
+                    "dynamic_energy_j": dynamic_j(energy, idle, r["dur"]),
+                    "status": "ok",
+                }
+            )
     return recs
 
 
@@ -68,15 +88,27 @@ def _per_token(out: Outcome, rec: dict, dynamic: bool) -> float | None:
     return reconstruct_per_token_j(per_gen, cfg.block_tokens, p, cfg.tokens)
 
 
-def paired_deltas(out: Outcome, recs: list[dict], quant: str, dynamic: bool = False) -> list[float]:
-    """dE% per block between `quant` and FP16 (reconstructed to config.tokens)."""
+def paired_deltas(
+    out: Outcome, recs: list[dict], quant: str, dynamic: bool = False, reconstruct: bool = False
+) -> list[float]:
+    """dE% per block between `quant` and FP16.
+
+    Plain: energy per generated token of the block's own generations (what the trial records hold,
+    and what the validator recomputes). reconstruct=True: per-token energy of a config.tokens-long
+    generation rebuilt from the block and the prefill energy.
+    """
     by = {(r["block"], r["arm"]): r for r in recs if r["status"] == "ok"}
     deltas = []
     for blk in out.blocks:
         a, b = by.get((blk["block"], quant)), by.get((blk["block"], "FP16"))
         if a is None or b is None:
             continue
-        ea, eb = _per_token(out, a, dynamic), _per_token(out, b, dynamic)
+        if reconstruct:
+            ea, eb = _per_token(out, a, dynamic), _per_token(out, b, dynamic)
+        else:
+            key = "dynamic_energy_j" if dynamic else None
+            ea = (a[key] if key else energy_of(a)) / a["tokens"]
+            eb = (b[key] if key else energy_of(b)) / b["tokens"]
         if ea is not None and eb:
             deltas.append(delta_pct(ea, eb))
     return deltas
@@ -105,15 +137,25 @@ def arm_summary(out: Outcome, recs: list[dict], arm: str) -> dict:
     tokens = sum(r["tokens"] for r in ok)
     gens = sum(r["generations"] for r in ok)
     pf = prefill_j(out, arm)
-    s = {"total_energy_j": energy, "dynamic_energy_j": dyn, "duration_s": dur, "tokens": tokens,
-         "block_energy_per_token_mj": energy / tokens * 1000, "mean_power_w": energy / dur,
-         "throughput_tokens_per_s": tokens / dur, "status": "failed" if arm in out.failed else "ok",
-         "reason": out.failed.get(arm)}
+    s = {
+        "total_energy_j": energy,
+        "dynamic_energy_j": dyn,
+        "duration_s": dur,
+        "tokens": tokens,
+        "block_energy_per_token_mj": energy / tokens * 1000,
+        "mean_power_w": energy / dur,
+        "throughput_tokens_per_s": tokens / dur,
+        "status": "failed" if arm in out.failed else "ok",
+        "reason": out.failed.get(arm),
+    }
     if pf is not None or cfg.block_tokens == cfg.tokens:
         p, pd = pf if pf else (0.0, 0.0)
-        s["energy_per_token_mj"] = reconstruct_per_token_j(energy / gens, cfg.block_tokens, p, cfg.tokens) * 1000
-        s["dynamic_energy_per_token_mj"] = reconstruct_per_token_j(
-            dyn / gens, cfg.block_tokens, pd, cfg.tokens) * 1000
+        s["energy_per_token_mj"] = (
+            reconstruct_per_token_j(energy / gens, cfg.block_tokens, p, cfg.tokens) * 1000
+        )
+        s["dynamic_energy_per_token_mj"] = (
+            reconstruct_per_token_j(dyn / gens, cfg.block_tokens, pd, cfg.tokens) * 1000
+        )
         s["prefill_energy_j"] = p
         if cfg.block_tokens > 1:
             s["decode_energy_per_token_mj"] = (energy / gens - p) / (cfg.block_tokens - 1) * 1000
@@ -134,11 +176,23 @@ def analyse(out: Outcome) -> dict:
             continue
         total = paired_deltas(out, recs, q)
         dyn = paired_deltas(out, recs, q, dynamic=True)
-        stats[q] = {"n_pairs": len(total), "delta_e_pct": summarise(total),
-                    "dynamic_delta_e_pct": summarise(dyn), "ci_method": CI_METHOD, "per_block": total}
+        recon = paired_deltas(out, recs, q, reconstruct=True)
+        stats[q] = {
+            "n_pairs": len(total),
+            "delta_e_pct": summarise(total),
+            "dynamic_delta_e_pct": summarise(dyn),
+            "ci_method": CI_METHOD,
+            "per_block": total,
+            "reconstructed": summarise(recon),
+            "per_block_reconstructed": recon,
+            "reconstructed_dynamic": summarise(paired_deltas(out, recs, q, True, True)),
+        }
     agree = block_agreement(out)
-    rec_agree = [disagreement_pct(r["counter_energy_j"], r["trace_energy_j"]) for r in recs
-                 if r["status"] == "ok" and r.get("counter_energy_j") is not None]
+    rec_agree = [
+        disagreement_pct(r["counter_energy_j"], r["trace_energy_j"])
+        for r in recs
+        if r["status"] == "ok" and r.get("counter_energy_j") is not None
+    ]
     agreement = {
         "counter_vs_trace_median_pct": st.median(agree) if agree else None,
         "counter_vs_trace_max_pct": max(agree) if agree else None,

@@ -1,12 +1,185 @@
-"""Command-line entry for `python -m measure`."""
+"""Command-line entry for `python -m measure`: run, env, submit (and check, registered from check.py)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
 
 import click
+
+from measure.codes import MeasureError
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="quantjoule", prog_name="measure")
 def main() -> None:
     """Measure GPU energy per generated token, FP16 vs NF4/INT8, and check reports."""
+
+
+def _precisions(value: str) -> tuple[str, ...]:
+    out = []
+    for p in (x.strip().upper() for x in value.split(",") if x.strip()):
+        if p not in ("NF4", "INT8"):
+            raise click.BadParameter(f"QJ409: unknown precision {p!r}; use nf4, int8 or nf4,int8")
+        if p not in out:
+            out.append(p)
+    return tuple(out)
+
+
+@main.command()
+@click.option("--model", help="Hugging Face id or local path of the model.")
+@click.option("--synthetic", help="A named architecture with random weights (e.g. tinyllama-1.1b).")
+@click.option("--precisions", default="nf4,int8", show_default=True, help="Quantized arms, comma-separated.")
+@click.option(
+    "--tokens",
+    default=256,
+    show_default=True,
+    type=click.IntRange(2, 100000),
+    help="New tokens per sequence whose energy per token is reported.",
+)
+@click.option(
+    "--block-tokens",
+    default=32,
+    show_default=True,
+    type=click.IntRange(2, 100000),
+    help="Tokens per generation inside a block (reconstructed to --tokens).",
+)
+@click.option("--trials", type=click.IntRange(1, 5000), help="Number of blocks (paired trials).")
+@click.option(
+    "--duration",
+    "duration_s",
+    type=click.FloatRange(1, 36000),
+    help="Block-phase budget in seconds [default: 300 when --trials is not given].",
+)
+@click.option("--backend", type=click.Choice(["eager", "static"]), default="eager", show_default=True)
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the block orders.")
+@click.option(
+    "--gpu-arch",
+    type=click.Choice(["hopper", "ada", "ampere", "blackwell", "turing", "volta"]),
+    help="Override the architecture detected from the GPU name.",
+)
+@click.option("--device", default=0, show_default=True, type=click.IntRange(0, 63), help="GPU index.")
+@click.option(
+    "--sample-rate",
+    "sample_rate_hz",
+    default=100.0,
+    show_default=True,
+    type=click.FloatRange(1, 1000),
+    help="Power trace rate in Hz.",
+)
+@click.option("--warmup", default=2, show_default=True, type=click.IntRange(0, 100))
+@click.option(
+    "--direct-check",
+    default=1,
+    show_default=True,
+    type=click.IntRange(0, 20),
+    help="Mirrored rounds of full --tokens generations to check the reconstruction.",
+)
+@click.option("--out", "out_dir", default=".", show_default=True, type=click.Path(file_okay=False))
+def run(
+    model,
+    synthetic,
+    precisions,
+    tokens,
+    block_tokens,
+    trials,
+    duration_s,
+    backend,
+    seed,
+    gpu_arch,
+    device,
+    sample_rate_hz,
+    warmup,
+    direct_check,
+    out_dir,
+) -> None:
+    """Measure FP16 against NF4/INT8 and write energy-<precision>.json (energy.json for one)."""
+    from measure.cli_run import execute
+
+    if bool(model) == bool(synthetic):
+        raise click.UsageError("QJ409: pass exactly one of --model or --synthetic")
+    block_tokens = min(block_tokens, tokens)
+    code = execute(
+        model=model,
+        synthetic=synthetic,
+        precisions=_precisions(precisions),
+        tokens=tokens,
+        block_tokens=block_tokens,
+        trials=trials,
+        duration_s=duration_s if (duration_s or trials) else 300.0,
+        backend=backend,
+        seed=seed,
+        gpu_arch=gpu_arch,
+        device=device,
+        sample_rate_hz=sample_rate_hz,
+        warmup=warmup,
+        direct_check=direct_check,
+        out_dir=Path(out_dir),
+        argv=sys.argv[2:],
+    )
+    sys.exit(code)
+
+
+@main.command()
+@click.option("--device", default=0, show_default=True, type=click.IntRange(0, 63))
+@click.option("--gpu-arch", default=None, help="Architecture override to check.")
+@click.option("--json", "as_json", is_flag=True, help="Print the raw JSON.")
+def env(device, gpu_arch, as_json) -> None:
+    """Show what NVML, torch, CUDA and bitsandbytes see, and whether a measurement is possible."""
+    from measure.envinfo import probe
+
+    info = probe(device, gpu_arch)
+    if as_json:
+        click.echo(json.dumps(info, indent=1, sort_keys=True))
+        return
+    for k, v in info["packages"].items():
+        click.echo(f"{k:14s} {v or 'not installed'}")
+    click.echo(f"{'CUDA (torch)':14s} {info.get('torch_cuda')}  available: {info['cuda_available']}")
+    nv = info.get("nvml")
+    if nv:
+        click.echo(f"{'GPU':14s} {nv['name']}  arch: {nv['arch'] or 'unknown'} ({nv['arch_from']})")
+        click.echo(
+            f"{'power':14s} {nv['power_w']:.1f} W via {nv['power_field']}; limit {nv['power_limit_w']} W; "
+            f"energy counter: {'yes' if nv['has_energy_counter'] else 'no'}"
+        )
+        click.echo(f"{'driver':14s} {nv['driver']}")
+    else:
+        click.echo(f"{'NVML':14s} unavailable ({info.get('nvml_error')})")
+    verdict = "yes" if info["can_measure"] and not info["reasons"] else "no"
+    click.echo(
+        f"measurement possible: {verdict}" + (f" ({'; '.join(info['reasons'])})" if info["reasons"] else "")
+    )
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option(
+    "--repo",
+    default="quantjoule/quantjoule",
+    show_default=True,
+    envvar="QUANTJOULE_REPO",
+    help="owner/name of the repository that receives replications.",
+)
+def submit(file, repo) -> None:
+    """Print a prefilled new-issue URL for the replication form."""
+    from measure.submit import issue_url
+
+    try:
+        text = Path(file).read_text(encoding="utf-8")
+        url, fits = issue_url(text, repo)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        click.echo(
+            f"QJ409: cannot read {file} as a JSON report: {exc}\n  hint: pass an energy.json file", err=True
+        )
+        sys.exit(2)
+    click.echo(url)
+    if not fits:
+        click.echo(
+            "The report is too long for a URL: open the link and paste the file's contents into the "
+            "report field.",
+            err=True,
+        )
 
 
 def _register() -> None:
@@ -16,3 +189,5 @@ def _register() -> None:
 
 
 _register()
+
+__all__ = ["main", "MeasureError"]

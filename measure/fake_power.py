@@ -33,9 +33,15 @@ class FakePowerSource:
     power_field = "simulated"
     has_energy_counter = True
 
-    def __init__(self, trace: Sequence[tuple[float, float]], clock: Callable[[], float] = time.monotonic,
-                 epoch_s: float = 0.0, name: str = "Simulated GPU (fake power source)",
-                 power_limit_w: float = 700.0, temperature_c: float = 35.0):
+    def __init__(
+        self,
+        trace: Sequence[tuple[float, float]],
+        clock: Callable[[], float] = time.monotonic,
+        epoch_s: float = 0.0,
+        name: str = "Simulated GPU (fake power source)",
+        power_limit_w: float = 700.0,
+        temperature_c: float = 35.0,
+    ):
         if len(trace) < 2:
             raise ValueError("a trace needs at least two points")
         self._t = [float(t) for t, _ in trace]
@@ -73,9 +79,17 @@ class FakePowerSource:
         return self._limit
 
     def device_info(self) -> dict:
-        return {"name": self._name, "memory_total_gb": None, "power_limit_w": self._limit,
-                "gpu_uuid_sha256": hashlib.sha256(b"fake-gpu").hexdigest(), "driver": None,
-                "power_field": self.power_field, "has_energy_counter": True, "sm_mhz": None, "mem_mhz": None}
+        return {
+            "name": self._name,
+            "memory_total_gb": None,
+            "power_limit_w": self._limit,
+            "gpu_uuid_sha256": hashlib.sha256(b"fake-gpu").hexdigest(),
+            "driver": None,
+            "power_field": self.power_field,
+            "has_energy_counter": True,
+            "sm_mhz": None,
+            "mem_mhz": None,
+        }
 
 
 def open_fake(trace: Sequence[tuple[float, float]], epoch_s: float) -> FakePowerSource:

@@ -65,9 +65,13 @@ class NvmlPowerSource:
         (val,) = nv.nvmlDeviceGetFieldValues(self._h, [nv.NVML_FI_DEV_POWER_INSTANT])
         if val.nvmlReturn != nv.NVML_SUCCESS:
             raise RuntimeError("instant power field not supported")
-        kinds = {nv.NVML_VALUE_TYPE_DOUBLE: "dVal", nv.NVML_VALUE_TYPE_UNSIGNED_INT: "uiVal",
-                 nv.NVML_VALUE_TYPE_UNSIGNED_LONG: "ulVal", nv.NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: "ullVal",
-                 nv.NVML_VALUE_TYPE_SIGNED_LONG_LONG: "sllVal"}
+        kinds = {
+            nv.NVML_VALUE_TYPE_DOUBLE: "dVal",
+            nv.NVML_VALUE_TYPE_UNSIGNED_INT: "uiVal",
+            nv.NVML_VALUE_TYPE_UNSIGNED_LONG: "ulVal",
+            nv.NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: "ullVal",
+            nv.NVML_VALUE_TYPE_SIGNED_LONG_LONG: "sllVal",
+        }
         return float(getattr(val.value, kinds.get(val.valueType, "uiVal")))
 
     def power_w(self) -> float:
@@ -87,8 +91,10 @@ class NvmlPowerSource:
 
     def clocks_mhz(self) -> dict:
         nv = self._nv
-        return {"sm_mhz": nv.nvmlDeviceGetClockInfo(self._h, nv.NVML_CLOCK_SM),
-                "mem_mhz": nv.nvmlDeviceGetClockInfo(self._h, nv.NVML_CLOCK_MEM)}
+        return {
+            "sm_mhz": nv.nvmlDeviceGetClockInfo(self._h, nv.NVML_CLOCK_SM),
+            "mem_mhz": nv.nvmlDeviceGetClockInfo(self._h, nv.NVML_CLOCK_MEM),
+        }
 
     def device_info(self) -> dict:
         nv = self._nv

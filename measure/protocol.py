@@ -74,9 +74,16 @@ def block_order(arms: list[str], rng: random.Random) -> list[str]:
     return first + first[::-1]
 
 
-def cooldown(read_power: Callable[[], float], clock: Callable[[], float], sleep: Callable[[float], None],
-             target_w: float, tolerance_w: float, timeout_s: float, window_s: float = 0.2,
-             reads: int = 5) -> tuple[float, bool, float]:
+def cooldown(
+    read_power: Callable[[], float],
+    clock: Callable[[], float],
+    sleep: Callable[[float], None],
+    target_w: float,
+    tolerance_w: float,
+    timeout_s: float,
+    window_s: float = 0.2,
+    reads: int = 5,
+) -> tuple[float, bool, float]:
     """Wait until the mean of `reads` power readings over `window_s` is <= target + tolerance.
 
     Returns (waited_s, timed_out, last_mean_w). A timeout does not stop the run; it is recorded.
@@ -100,8 +107,15 @@ def cooldown(read_power: Callable[[], float], clock: Callable[[], float], sleep:
 class Protocol:
     """Runs the protocol over resident `arms` ({name: Arm}); FP16 must be among them."""
 
-    def __init__(self, config: ProtocolConfig, source, sampler, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep, progress: Callable[..., None] | None = None):
+    def __init__(
+        self,
+        config: ProtocolConfig,
+        source,
+        sampler,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+        progress: Callable[..., None] | None = None,
+    ):
         self.cfg = config
         self.src = source
         self.sampler = sampler
@@ -147,7 +161,11 @@ class Protocol:
         try:
             t = self.clock()
             for name in live:
+                if hasattr(arms[name], "prepare"):  # static backend: capture every length used, up front
+                    for n in sorted({1, cfg.block_tokens, cfg.tokens}):
+                        self._safe(out, name, lambda a=arms[name], n=n: a.prepare(n))
                 for _ in range(cfg.warmup_runs):
+                    self._safe(out, name, lambda a=arms[name]: a.generate(1))
                     self._safe(out, name, lambda a=arms[name]: a.generate(cfg.block_tokens))
                 if cfg.block_tokens != cfg.tokens and cfg.direct_check_runs:
                     self._safe(out, name, lambda a=arms[name]: a.generate(cfg.tokens))
@@ -181,8 +199,14 @@ class Protocol:
     def _wait_cool(self, out: Outcome) -> float:
         t = self.clock()
         waited, timed_out, mean_w = cooldown(
-            self.src.power_w, self.clock, self.sleep, out.idle_power_loaded_w, self.cfg.cooldown_tolerance_w,
-            self.cfg.cooldown_timeout_s, self.cfg.cooldown_window_s)
+            self.src.power_w,
+            self.clock,
+            self.sleep,
+            out.idle_power_loaded_w,
+            self.cfg.cooldown_tolerance_w,
+            self.cfg.cooldown_timeout_s,
+            self.cfg.cooldown_window_s,
+        )
         out.waits_s.append(round(waited, 3))
         out.timeouts += int(timed_out)
         out.time_split_s["cooldown"] += self.clock() - t
@@ -237,12 +261,26 @@ class Protocol:
                     windows.append(w)
             out.time_split_s["decode"] += self.clock() - t_dec
             out.orders.append(order)
-            out.blocks.append({"block": b, "order": order, "idle_power_w": idle_w, "temps_c": temps,
-                               "windows": windows, "trace_j": [self.trace_j(w) for w in windows]})
+            out.blocks.append(
+                {
+                    "block": b,
+                    "order": order,
+                    "idle_power_w": idle_w,
+                    "temps_c": temps,
+                    "windows": windows,
+                    "trace_j": [self.trace_j(w) for w in windows],
+                }
+            )
             b += 1
             last_block_s = self.clock() - t_block
-            self.progress("block", block=b, trials=cfg.trials, elapsed_s=self.clock() - start,
-                          duration_s=cfg.duration_s, last_block_s=last_block_s)
+            self.progress(
+                "block",
+                block=b,
+                trials=cfg.trials,
+                elapsed_s=self.clock() - start,
+                duration_s=cfg.duration_s,
+                last_block_s=last_block_s,
+            )
 
     def _direct(self, arms: dict, out: Outcome, rng: random.Random) -> None:
         live = [a for a in out.arms if a not in out.failed]

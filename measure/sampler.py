@@ -13,10 +13,12 @@ import multiprocessing as mp
 import time
 from collections.abc import Callable
 
+from measure.codes import MeasureError
+
 _FIELDS = 3  # t_s, power_w, energy_j
 
 
-def _loop(factory, rate_hz, buf, count, dropped, capacity, stop, ready, failed):
+def _loop(factory, rate_hz, buf, count, dropped, capacity, stop, ready, failed, running):
     try:
         src = factory()
     except Exception:  # reported to the parent through `failed`
@@ -30,6 +32,10 @@ def _loop(factory, rate_hz, buf, count, dropped, capacity, stop, ready, failed):
     n = 0
     try:
         while not stop.is_set() and n < capacity:
+            if not running.is_set():  # paused (the sampler on/off benchmark): sleep without sampling
+                running.wait(0.05)
+                next_t = time.monotonic()
+                continue
             t0 = time.monotonic()
             p = src.power_w()
             t1 = time.monotonic()
@@ -77,20 +83,35 @@ class ProcessSampler:
         self._dropped = ctx.RawValue("q", 0)
         self._failed = ctx.RawValue("i", 0)
         self._stop = ctx.Event()
+        self._running = ctx.Event()
+        self._running.set()
         ready = ctx.Event()
-        self._proc = ctx.Process(target=_loop, daemon=True, args=(
-            self.factory, self.rate_hz, self._buf, self._count, self._dropped, self.capacity,
-            self._stop, ready, self._failed))
+        self._proc = ctx.Process(
+            target=_loop,
+            daemon=True,
+            args=(
+                self.factory,
+                self.rate_hz,
+                self._buf,
+                self._count,
+                self._dropped,
+                self.capacity,
+                self._stop,
+                ready,
+                self._failed,
+                self._running,
+            ),
+        )
         self._proc.start()
         if not ready.wait(timeout_s) or self._failed.value:
             self.stop()
-            raise RuntimeError("the power sampler process could not open the power source")
+            raise MeasureError("QJ402", "the power sampler process could not open the power source")
 
     def _pull(self) -> None:
         n = self._count.value
         have = len(self._cache_t)
         if n > have:
-            flat = self._buf[have * _FIELDS:n * _FIELDS]
+            flat = self._buf[have * _FIELDS : n * _FIELDS]
             self._cache_t.extend(flat[0::3])
             self._cache_p.extend(flat[1::3])
             self._cache_e.extend(flat[2::3])
@@ -110,6 +131,13 @@ class ProcessSampler:
         """(times_s, power_w, energy_j) of every sample so far."""
         self._pull()
         return self._cache_t, self._cache_p, self._cache_e
+
+    def pause(self) -> None:
+        """Stop sampling but keep the process (used to compare decode speed with sampling on/off)."""
+        self._running.clear()
+
+    def resume(self) -> None:
+        self._running.set()
 
     def dropped(self) -> int:
         return int(self._dropped.value)

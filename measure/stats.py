@@ -19,16 +19,37 @@ def summarise(values: Sequence[float]) -> dict:
     xs = [float(v) for v in values if v is not None and math.isfinite(v)]
     n = len(xs)
     if n == 0:
-        return {"n": 0, "median": None, "mean": None, "sd": None, "cv": None,
-                "ci95_low": None, "ci95_high": None, "ci95_half_width_pp": None}
+        return {
+            "n": 0,
+            "median": None,
+            "mean": None,
+            "sd": None,
+            "cv": None,
+            "ci95_low": None,
+            "ci95_high": None,
+            "ci95_half_width_pp": None,
+        }
     mean = st.fmean(xs)
-    out = {"n": n, "median": st.median(xs), "mean": mean, "sd": None, "cv": None,
-           "ci95_low": None, "ci95_high": None, "ci95_half_width_pp": None}
+    out = {
+        "n": n,
+        "median": st.median(xs),
+        "mean": mean,
+        "sd": None,
+        "cv": None,
+        "ci95_low": None,
+        "ci95_high": None,
+        "ci95_half_width_pp": None,
+    }
     if n >= 2:
         sd = st.stdev(xs)
         half = float(sps.t.ppf(0.975, n - 1)) * sd / math.sqrt(n)
-        out.update(sd=sd, cv=(sd / abs(mean) if mean else None),
-                   ci95_low=mean - half, ci95_high=mean + half, ci95_half_width_pp=half)
+        out.update(
+            sd=sd,
+            cv=(sd / abs(mean) if mean else None),
+            ci95_low=mean - half,
+            ci95_high=mean + half,
+            ci95_half_width_pp=half,
+        )
     return out
 
 

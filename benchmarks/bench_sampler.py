@@ -1,0 +1,96 @@
+"""Does the 100 Hz power sampler slow the decode it measures? Sampler on vs off, interleaved, one run.
+
+One FP16 arm decodes `--tokens`-token generations in quads whose order alternates (on off off on /
+off on on off), so a linear drift of host speed cancels inside each quad. "off" pauses the sampler
+process (it then sleeps on an event); "on" samples at --rate-hz. The statistic is the per-quad change
+of time per token with the sampler on, in percent, with a t interval over quads; the sampler is
+harmless when |change| <= 1 % and the interval is narrow enough to resolve 1 %.
+
+    python benchmarks/bench_sampler.py --synthetic tinyllama-1.1b --quads 24 [--fake-power]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import statistics as st
+import time
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--synthetic", default="tinyllama-1.1b")
+    ap.add_argument("--backend", default="eager")
+    ap.add_argument("--device", default="cuda:0")
+    ap.add_argument("--tokens", type=int, default=32)
+    ap.add_argument("--quads", type=int, default=24)
+    ap.add_argument("--rate-hz", type=float, default=100.0)
+    ap.add_argument("--fake-power", action="store_true", help="fake power source (CPU runs of the script)")
+    ap.add_argument("--json", dest="json_path")
+    args = ap.parse_args()
+
+    from measure.sampler import ProcessSampler
+    from measure.stats import summarise
+    from measure.workload import Workload
+
+    if args.fake_power:
+        from measure.fake_power import open_fake
+
+        factory = functools.partial(open_fake, [(0.0, 120.0), (1.0, 130.0)], time.monotonic())
+    else:
+        from measure.nvml import open_nvml
+
+        factory = functools.partial(open_nvml, 0)
+    sampler = ProcessSampler(factory, args.rate_hz)
+    sampler.start()
+    arm = Workload(f"synthetic:{args.synthetic}", args.backend, args.device).load("FP16")
+    for _ in range(3):
+        arm.generate(args.tokens)
+
+    def timed(on: bool) -> float:
+        (sampler.resume if on else sampler.pause)()
+        time.sleep(0.05)
+        t0 = time.perf_counter()
+        arm.generate(args.tokens)
+        return (time.perf_counter() - t0) / args.tokens
+
+    changes, on_all, off_all = [], [], []
+    t_start = time.perf_counter()
+    for q in range(args.quads):
+        pattern = (True, False, False, True) if q % 2 == 0 else (False, True, True, False)
+        times = [(on, timed(on)) for on in pattern]
+        on_t = [t for on, t in times if on]
+        off_t = [t for on, t in times if not on]
+        on_all += on_t
+        off_all += off_t
+        changes.append((st.fmean(on_t) / st.fmean(off_t) - 1) * 100)
+    sampler.resume()
+    time.sleep(0.2)
+    achieved = sampler.achieved_rate_hz()
+    sampler.stop()
+    s = summarise(changes)
+    result = {
+        "tokens_per_generation": args.tokens,
+        "quads": args.quads,
+        "backend": args.backend,
+        "wall_s": round(time.perf_counter() - t_start, 1),
+        "throughput_on_tokens_per_s": round(1 / st.fmean(on_all), 2),
+        "throughput_off_tokens_per_s": round(1 / st.fmean(off_all), 2),
+        "time_per_token_change_pct": {k: (round(v, 3) if isinstance(v, float) else v) for k, v in s.items()},
+        "sampler_rate_hz_requested": args.rate_hz,
+        "sampler_rate_hz_achieved": achieved,
+        "dropped_samples": sampler.dropped(),
+        "harmless": abs(s["mean"]) <= 1.0
+        and s["ci95_half_width_pp"] is not None
+        and s["ci95_half_width_pp"] < 1.0,
+    }
+    text = json.dumps(result, indent=1)
+    print(text)
+    if args.json_path:
+        with open(args.json_path, "w") as fh:
+            fh.write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()

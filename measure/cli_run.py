@@ -1,0 +1,152 @@
+"""`measure run` presentation: rich progress with ETA and the summary table around runner.run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from measure.codes import MeasureError
+from measure.protocol import ProtocolConfig
+from measure.runner import EXIT_USAGE, Env, RunOptions, default_env, run
+
+
+class _Bars:
+    """One bar per arm (loading, then its trials) and one for the blocks, each with an ETA."""
+
+    def __init__(self, progress: Progress, arms: list[str], trials: int | None, duration_s: float | None):
+        self.p = progress
+        self.trials = trials
+        self.duration_s = duration_s
+        self.tasks = {a: progress.add_task(f"{a:5s} loading", total=None) for a in arms}
+        self.blocks = progress.add_task("blocks", total=trials or 100)
+
+    def __call__(self, kind: str, **kw) -> None:
+        if kind == "loaded":
+            self.p.update(
+                self.tasks[kw["arm"]],
+                description=f"{kw['arm']:5s} trials",
+                total=self.trials or 100,
+                completed=0,
+            )
+        elif kind == "load_failed":
+            self.p.update(self.tasks[kw["arm"]], description=f"{kw['arm']:5s} FAILED", total=1, completed=1)
+        elif kind == "block":
+            if self.trials:
+                done, total = kw["block"], self.trials
+            else:  # duration budget: express progress in percent of the budget
+                done, total = min(100.0, 100 * kw["elapsed_s"] / self.duration_s), 100
+            self.p.update(self.blocks, completed=done, total=total)
+            for t in self.tasks.values():
+                if self.p.tasks[t].description.endswith("trials"):
+                    self.p.update(t, completed=done, total=total)
+
+
+def _summary(console: Console, result) -> None:
+    table = Table(title="quantjoule run")
+    for col in (
+        "precision",
+        "basis",
+        "mJ/token",
+        "FP16 mJ/token",
+        "dE% (paired)",
+        "CI95 +/- pp",
+        "blocks",
+        "counter-trace max %",
+    ):
+        table.add_column(col)
+    for r in result.rows:
+
+        def f(v, fmt="{:.2f}"):
+            return "-" if v is None else fmt.format(v)
+
+        table.add_row(
+            r["precision"],
+            r["basis"],
+            f(r.get("energy_per_token_mj")),
+            f(r.get("fp16_energy_per_token_mj")),
+            f(r.get("delta_e_pct"), "{:+.1f}"),
+            f(r.get("ci95_half_width_pp"), "{:.1f}"),
+            f(r.get("n_pairs"), "{}"),
+            f(r.get("agreement_max_pct")),
+        )
+    console.print(table)
+    if result.rows and result.rows[0].get("time_split_s"):
+        split = ", ".join(f"{k} {v:.0f} s" for k, v in result.rows[0]["time_split_s"].items())
+        console.print(f"time: {split}")
+    for w in result.warnings:
+        console.print(f"[yellow]{w}[/yellow]")
+    for p in result.paths:
+        console.print(f"wrote {p}")
+
+
+def execute(
+    *,
+    model,
+    synthetic,
+    precisions,
+    tokens,
+    block_tokens,
+    trials,
+    duration_s,
+    backend,
+    seed,
+    gpu_arch,
+    device,
+    sample_rate_hz,
+    warmup,
+    direct_check,
+    out_dir: Path,
+    argv: list[str],
+    env: Env | None = None,
+    console: Console | None = None,
+) -> int:
+    """Parse-free core of `measure run`; returns the exit status."""
+    console = console or Console(stderr=True)
+    cfg = ProtocolConfig(
+        tokens=tokens,
+        block_tokens=block_tokens,
+        trials=trials,
+        duration_s=duration_s,
+        warmup_runs=warmup,
+        seed=seed,
+        direct_check_runs=direct_check,
+    )
+    opts = RunOptions(
+        model=model,
+        synthetic=synthetic,
+        precisions=precisions,
+        backend=backend,
+        device=device,
+        gpu_arch=gpu_arch,
+        out_dir=out_dir,
+        sample_rate_hz=sample_rate_hz,
+        argv=argv,
+        protocol=cfg,
+    )
+    try:
+        if synthetic:
+            from measure.synthetic import UnknownSyntheticModel, get_spec
+
+            try:
+                get_spec(synthetic)
+            except UnknownSyntheticModel as exc:
+                raise MeasureError("QJ410", str(exc)) from exc
+        env = env or default_env(opts)
+        cols = (
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TextColumn("{task.completed:.0f}/{task.total:.0f}"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+        )
+        with Progress(*cols, console=console, transient=False) as progress:
+            bars = _Bars(progress, ["FP16", *precisions], trials, duration_s)
+            result = run(opts, env, bars if env.power is not None else None)
+    except MeasureError as exc:
+        console.print(f"[red]{exc}[/red]")
+        return EXIT_USAGE
+    _summary(console, result)
+    return result.exit_code

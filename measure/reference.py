@@ -1,0 +1,100 @@
+"""The honest no-GPU report: reference values from the fitted curves, never labelled measured."""
+
+from __future__ import annotations
+
+from measure import __version__
+from measure.report import TOOL, _round
+
+
+def reference_values(arch: str | None, precision: str, backend: str, params_b: float | None) -> dict:
+    """(basis, dE%, sd, note) from curves.predict, or basis unavailable with the reason."""
+    if arch is None:
+        return {
+            "basis": "unavailable",
+            "pct": None,
+            "note": "no GPU architecture known; pass --gpu-arch to get reference values",
+        }
+    if params_b is None:
+        return {"basis": "unavailable", "pct": None, "note": "model size unknown without loading it"}
+    try:
+        import curves
+
+        table = curves.load_curves()
+        key, group = curves.resolve_curve(table, arch, precision, backend)
+        if key is None:
+            return {"basis": "unavailable", "pct": None, "note": f"no reference curve: {group}"}
+        mean_pct, sd_pp = curves.predict(table, key, params_b)
+    except Exception as exc:  # curves missing or broken: say so rather than invent a number
+        return {"basis": "unavailable", "pct": None, "note": f"reference curves unavailable ({exc})"}
+    lo, hi = group.get("size_range_b", [None, None])
+    inside = lo is not None and lo <= params_b <= hi
+    return {
+        "basis": "interpolated" if inside else "extrapolated",
+        "pct": mean_pct,
+        "sd_pp": sd_pp,
+        "note": f"reference value from curve {key} (curves {table.get('version')}), "
+        f"{'inside' if inside else 'outside'} its measured size range {lo}-{hi} B; "
+        f"prediction sd {sd_pp:.1f} pp",
+    }
+
+
+def reference_report(
+    *,
+    reason: str,
+    arch: str | None,
+    precision: str,
+    backend: str,
+    model_name: str,
+    model_id: str,
+    params_b: float | None,
+    weights: str,
+    tokens: int,
+    timestamp_utc: str,
+    software: dict,
+    provenance: dict,
+) -> dict:
+    ref = reference_values(arch, precision, backend, params_b)
+    note = f"not a measurement: {reason}. {ref['note']}"
+    return _round(
+        {
+            "schema_version": "quantjoule-energy/2.0",
+            "benchmark": "quantjoule",
+            "scenario": "SingleStream",
+            "certified_benchmark_result": False,
+            "timestamp_utc": timestamp_utc,
+            "tool": dict(TOOL),
+            "system_under_test": {
+                "gpu": "none (no GPU measured; reference values)",
+                "gpu_arch": arch or "unknown",
+                "accelerator_count": 1,
+                "gpu_uuid_sha256": None,
+            },
+            "workload": {
+                "model_name": model_name,
+                "model_id": model_id,
+                "model_revision": None,
+                "params_b": params_b,
+                "precision": precision,
+                "batch_size": 1,
+                "weights": weights,
+                "backend": backend,
+                "new_tokens": tokens,
+                "decoding": "greedy",
+            },
+            "measurement": {"method": "reference curve prediction (no measurement)", "sample_rate_hz": 0},
+            "measurement_source": "reference-dataset",
+            "results": {
+                "energy_per_token_mj": None,
+                "fp16_energy_per_token_mj": None,
+                "vs_fp16_energy_pct": ref["pct"],
+                "avg_power_watts": None,
+                "throughput_tokens_per_s": None,
+                "total_energy_joules": None,
+                "tokens_generated": None,
+                "basis": ref["basis"],
+                "note": note,
+            },
+            "software": software,
+            "provenance": {**provenance, "tool_version": __version__},
+        }
+    )

@@ -1,0 +1,267 @@
+"""Build v2 reports (quantjoule-energy/2.0) from a protocol Outcome, and the no-GPU reference report."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from measure import __version__
+from measure.analysis import energy_of
+from measure.stats import delta_pct
+
+TOOL = {"name": "quantjoule-measure", "version": __version__}
+MAX_REPORT_BYTES = 60_000
+AGREEMENT_THRESHOLD_PCT = 5.0
+
+
+def _round(x, digits: int = 6):
+    """Floats to `digits` significant figures so reports are compact and byte-stable."""
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            return None
+        return float(f"{x:.{digits}g}")
+    if isinstance(x, dict):
+        return {k: _round(v, digits) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_round(v, digits) for v in x]
+    return x
+
+
+def _summary(s: dict | None) -> dict | None:
+    if not s or s.get("n", 0) == 0:
+        return None
+    keys = ("median", "mean", "sd", "cv", "ci95_low", "ci95_high", "ci95_half_width_pp")
+    out = {k: s.get(k) for k in keys}
+    if out["cv"] is not None:
+        out["cv"] = abs(out["cv"])
+    return out
+
+
+def _trial(r: dict) -> dict:
+    if r["status"] != "ok":
+        return {
+            "block": r["block"],
+            "arm": r["arm"],
+            "counter_energy_j": None,
+            "trace_energy_j": None,
+            "duration_s": None,
+            "tokens": None,
+            "status": "failed",
+            "reason": r.get("reason") or "arm failed",
+        }
+    keys = (
+        "block",
+        "arm",
+        "counter_energy_j",
+        "trace_energy_j",
+        "duration_s",
+        "tokens",
+        "mean_power_w",
+        "start_temp_c",
+        "idle_power_w",
+        "dynamic_energy_j",
+        "status",
+    )
+    return {k: r.get(k) for k in keys}
+
+
+def _arm(summary: dict, weight_bytes: int | None, bandwidth_gb_s: float | None) -> dict:
+    if summary.get("status") == "unavailable" or "block_energy_per_token_mj" not in summary:
+        return {
+            "energy_per_token_mj": None,
+            "throughput_tokens_per_s": None,
+            "status": "unavailable",
+            "reason": summary.get("reason") or "no completed trials",
+        }
+    bound = bandwidth_gb_s * 1e9 / weight_bytes if (bandwidth_gb_s and weight_bytes) else None
+    tput = summary["throughput_tokens_per_s"]
+    failed = summary.get("status") == "failed"
+    return {
+        "energy_per_token_mj": summary["block_energy_per_token_mj"],
+        "dynamic_energy_per_token_mj": summary["dynamic_energy_j"] / summary["tokens"] * 1000,
+        "throughput_tokens_per_s": tput,
+        "mean_power_w": summary["mean_power_w"],
+        "prefill_energy_j": summary.get("prefill_energy_j"),
+        "decode_energy_per_token_mj": summary.get("decode_energy_per_token_mj"),
+        "weight_bytes": weight_bytes,
+        "roofline_bound_tokens_per_s": bound,
+        "roofline_achieved_fraction": (tput / bound) if bound else None,
+        "status": "unavailable" if failed else "ok",
+        "reason": summary.get("reason")
+        if failed
+        else (None if bound else "no datasheet bandwidth for this GPU"),
+    }
+
+
+def build_report(ctx: dict, out, analysis: dict, precision: str) -> dict:
+    """One report: `precision` (NF4/INT8, or FP16 for a baseline-only run) against FP16."""
+    cfg = out.config
+    arms_in = ["FP16"] if precision == "FP16" else ["FP16", precision]
+    recs = [r for r in analysis["records"] if r["arm"] in arms_in]
+    summaries = analysis["arms"]
+
+    def totals(arm):
+        ok = [r for r in recs if r["arm"] == arm and r["status"] == "ok"]
+        e = sum(energy_of(r) for r in ok)
+        return (
+            e,
+            sum(r["dynamic_energy_j"] for r in ok),
+            sum(r["duration_s"] for r in ok),
+            sum(r["tokens"] for r in ok),
+        )
+
+    e_q, dyn_q, dur_q, tok_q = totals(precision)
+    e_f, dyn_f, dur_f, tok_f = totals("FP16")
+    complete = (
+        not out.interrupted
+        and precision not in out.failed
+        and "FP16" not in out.failed
+        and tok_q > 0
+        and tok_f > 0
+    )
+    source = ctx["measurement_source"]
+    basis = "measured" if complete and source.startswith("nvml") else "unavailable"
+    if source == "simulated":
+        basis = "unavailable"
+    ept = e_q / tok_q * 1000 if tok_q else None
+    fp16_ept = e_f / tok_f * 1000 if tok_f else None
+    base = precision == "FP16"
+    results = {
+        "energy_per_token_mj": ept,
+        "fp16_energy_per_token_mj": None if base else fp16_ept,
+        "vs_fp16_energy_pct": None if base or not (ept and fp16_ept) else delta_pct(ept, fp16_ept),
+        "avg_power_watts": e_q / dur_q if dur_q else None,
+        "throughput_tokens_per_s": tok_q / dur_q if dur_q else None,
+        "total_energy_joules": e_q or None,
+        "tokens_generated": tok_q or None,
+        "basis": basis,
+        "note": ctx["notes"].get(precision, ""),
+        "dynamic_energy_per_token_mj": dyn_q / tok_q * 1000 if tok_q else None,
+        "fp16_dynamic_energy_per_token_mj": None if base or not tok_f else dyn_f / tok_f * 1000,
+        "vs_fp16_dynamic_energy_pct": None
+        if base or not (tok_q and tok_f and dyn_f)
+        else delta_pct(dyn_q / tok_q, dyn_f / tok_f),
+        "fp16_throughput_tokens_per_s": None if base or not dur_f else tok_f / dur_f,
+        "duration_s": dur_q or None,
+    }
+    stats = analysis["statistics"].get(precision)
+    agreement = analysis["agreement"]
+    sut = ctx["system_under_test"]
+    rep = {
+        "schema_version": "quantjoule-energy/2.0",
+        "benchmark": "quantjoule",
+        "scenario": "SingleStream",
+        "certified_benchmark_result": False,
+        "timestamp_utc": ctx["timestamp_utc"],
+        "tool": dict(TOOL),
+        "system_under_test": sut,
+        "workload": {**ctx["workload"], "precision": precision, "new_tokens": cfg.tokens},
+        "measurement": {
+            "method": ctx["method"],
+            "sample_rate_hz": int(round(ctx["sample_rate_hz"])),
+            "tokens_per_run": cfg.block_tokens,
+            "iterations": len(out.blocks) * 2,
+            "warmup": cfg.warmup_runs,
+        },
+        "measurement_source": source,
+        "results": results,
+        "protocol": {
+            "design": "interleaved-blocks",
+            "warmup_runs": cfg.warmup_runs,
+            "trials": len(out.blocks),
+            "block_tokens": cfg.block_tokens,
+            "iterations_per_trial": 2,
+            "arm_order": [[a for a in o[: len(set(o))] if a in arms_in] for o in out.orders],
+            "seed": cfg.seed,
+            "cooldown": {
+                "rule": "loaded-idle",
+                "target_w": out.idle_power_loaded_w or 1.0,
+                "tolerance_w": cfg.cooldown_tolerance_w,
+                "timeout_s": cfg.cooldown_timeout_s,
+                "waits_s": out.waits_s,
+                "timeouts": out.timeouts,
+            },
+            "idle_power_bare_w": out.idle_power_bare_w,
+            "idle_power_loaded_w": out.idle_power_loaded_w,
+            "idle_window_s": cfg.idle_window_s,
+            "sample_rate_requested_hz": ctx["sample_rate_hz"],
+            "sample_rate_achieved_hz": ctx["sample_rate_achieved_hz"],
+            "dropped_samples": ctx["dropped_samples"],
+            "sampler": ctx["sampler"],
+            "power_field": ctx["power_field"],
+        },
+        "trials": [_trial(r) for r in recs],
+        "statistics": None
+        if base or not stats or stats["n_pairs"] == 0
+        else {
+            "n_pairs": stats["n_pairs"],
+            "delta_e_pct": _summary(stats["delta_e_pct"]),
+            "dynamic_delta_e_pct": _summary(stats["dynamic_delta_e_pct"]),
+            "ci_method": stats["ci_method"],
+        },
+        "agreement": {
+            "counter_vs_trace_median_pct": agreement["counter_vs_trace_median_pct"],
+            "counter_vs_trace_max_pct": agreement["counter_vs_trace_max_pct"],
+            "threshold_pct": AGREEMENT_THRESHOLD_PCT,
+        },
+        "arms": {
+            a: _arm(summaries.get(a, {}), ctx["weight_bytes"].get(a), sut.get("datasheet_bandwidth_gb_s"))
+            for a in arms_in
+            if a in summaries
+        },
+        "phases": _phases(out, analysis, arms_in, precision),
+        "quality": ctx["quality"].get(precision) or ctx["quality"].get("FP16"),
+        "software": ctx["software"],
+        "provenance": ctx["provenance"],
+    }
+    return _round(rep)
+
+
+def _phases(out, analysis: dict, arms_in: list[str], precision: str) -> dict:
+    cfg = out.config
+    s = analysis["arms"]
+    ph = {
+        "method": "difference of two generation lengths: prefill P from bursts of generate(1) before and "
+        f"after the blocks, decode d = (E({cfg.block_tokens}) - P) / {cfg.block_tokens - 1}; "
+        f"E({cfg.tokens}) = P + {cfg.tokens - 1} d",
+        "short_tokens": 1,
+        "block_tokens": cfg.block_tokens,
+        "tokens": cfg.tokens,
+        "reconstructed_energy_per_token_mj": {a: s[a].get("energy_per_token_mj") for a in arms_in if a in s},
+        "reconstructed_dynamic_energy_per_token_mj": {
+            a: s[a].get("dynamic_energy_per_token_mj") for a in arms_in if a in s
+        },
+        "counter_vs_trace_per_block_pct": analysis["agreement"]["per_block_pct"],
+        "counter_vs_trace_per_trial_median_pct": analysis["agreement"]["per_trial_median_pct"],
+        "counter_vs_trace_per_trial_max_pct": analysis["agreement"]["per_trial_max_pct"],
+        "time_split_s": out.time_split_s,
+    }
+    direct = {
+        a: {
+            "energy_per_token_mj": s[a].get("direct_energy_per_token_mj"),
+            "throughput_tokens_per_s": s[a].get("direct_throughput_tokens_per_s"),
+        }
+        for a in arms_in
+        if a in s and s[a].get("direct_energy_per_token_mj")
+    }
+    if direct:
+        ph["direct_check"] = direct
+        if precision != "FP16" and precision in direct and "FP16" in direct:
+            ph["direct_check_delta_e_pct"] = delta_pct(
+                direct[precision]["energy_per_token_mj"], direct["FP16"]["energy_per_token_mj"]
+            )
+    stats = analysis["statistics"].get(precision)
+    if stats:
+        ph["per_block_delta_e_pct"] = stats["per_block"]
+        ph["reconstructed_delta_e_pct"] = _summary(stats["reconstructed"])
+        ph["reconstructed_dynamic_delta_e_pct"] = _summary(stats["reconstructed_dynamic"])
+        ph["per_block_reconstructed_delta_e_pct"] = stats["per_block_reconstructed"]
+    return ph
+
+
+def dumps(report: dict) -> str:
+    """Deterministic JSON text; compact when the indented form would not fit an issue body."""
+    text = json.dumps(report, indent=1, ensure_ascii=False) + "\n"
+    if len(text.encode()) > MAX_REPORT_BYTES:
+        text = json.dumps(report, separators=(",", ":"), ensure_ascii=False) + "\n"
+    return text

@@ -1,0 +1,344 @@
+"""`measure run` as one core function: probe, load arms, run the protocol, write reports.
+
+Dependencies (power source, sampler, workload, clock) come in through `Env`, so the CPU tests run
+the whole path with a fake power source and real torch + bitsandbytes.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from measure import __version__
+from measure.analysis import analyse
+from measure.codes import MeasureError
+from measure.gpu_arch import bandwidth_gb_s, resolve_arch
+from measure.protocol import Outcome, Protocol, ProtocolConfig
+from measure.provenance import provenance, software
+from measure.reference import reference_report
+from measure.report import build_report, dumps
+
+EXIT_OK, EXIT_USAGE, EXIT_NO_GPU, EXIT_PARTIAL = 0, 2, 3, 4
+PRECISIONS = ("NF4", "INT8")
+METHOD = (
+    "NVML total-energy counter per generation + instant-power trace (separate process), "
+    "resident arms, mirrored interleaved blocks (A B C C B A), loaded-idle cooldown"
+)
+
+
+@dataclass
+class RunOptions:
+    model: str | None = None
+    synthetic: str | None = None
+    precisions: tuple[str, ...] = PRECISIONS
+    backend: str = "eager"
+    device: int = 0
+    gpu_arch: str | None = None
+    out_dir: Path = Path(".")
+    sample_rate_hz: float = 100.0
+    argv: list[str] = field(default_factory=list)
+    protocol: ProtocolConfig = field(default_factory=ProtocolConfig)
+
+
+@dataclass
+class Env:
+    """Side effects of a run. `power` is None when there is no usable GPU/NVML (reason says why)."""
+
+    power: object | None
+    sampler: object | None
+    workload: Callable | None  # (model_spec, backend, device) -> Workload
+    reason: str | None = None
+    device: str = "cuda:0"
+    clock: Callable[[], float] = time.monotonic
+    sleep: Callable[[float], None] = time.sleep
+    now_utc: Callable[[], datetime] = lambda: datetime.now(timezone.utc)
+
+
+@dataclass
+class RunResult:
+    exit_code: int
+    paths: list[Path]
+    rows: list[dict]
+    warnings: list[str]
+
+
+def model_spec(opts: RunOptions) -> str:
+    return f"synthetic:{opts.synthetic}" if opts.synthetic else opts.model
+
+
+def default_env(opts: RunOptions) -> Env:
+    """The real GPU environment, or one with power=None and the reason."""
+    try:
+        import torch
+    except ImportError:
+        return Env(None, None, None, reason="torch is not installed")
+    if not torch.cuda.is_available():
+        return Env(None, None, None, reason="no CUDA GPU is visible to torch")
+    from measure.nvml import open_nvml
+    from measure.sampler import ProcessSampler
+    from measure.workload import Workload
+
+    try:
+        power = open_nvml(opts.device)
+    except MeasureError as exc:
+        return Env(None, None, None, reason=exc.message)
+    sampler = ProcessSampler(functools.partial(open_nvml, opts.device), opts.sample_rate_hz)
+    return Env(power, sampler, Workload, device=f"cuda:{opts.device}")
+
+
+def _timestamp(env: Env) -> str:
+    return env.now_utc().strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _names(opts: RunOptions) -> tuple[str, str, str, float | None]:
+    """(model_name, model_id, weights, params_b if known without loading)."""
+    if opts.synthetic:
+        from measure.synthetic import get_spec
+
+        spec = get_spec(opts.synthetic)
+        return spec.model_name, f"synthetic:{spec.name}", "random-init", spec.published_params_b
+    return opts.model.rstrip("/").split("/")[-1], opts.model, "pretrained", None
+
+
+def _out_paths(opts: RunOptions, precisions: list[str]) -> dict[str, Path]:
+    if len(precisions) == 1:
+        return {precisions[0]: opts.out_dir / "energy.json"}
+    return {p: opts.out_dir / f"energy-{p.lower()}.json" for p in precisions}
+
+
+def _validate(report: dict) -> list[str]:
+    try:
+        from schema.validate import validate
+    except ImportError:
+        return []
+    return [f"{p.code} {p.path}: {p.message}" for p in validate(report) if p.severity == "error"]
+
+
+def _write(path: Path, report: dict) -> list[str]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(dumps(report), encoding="utf-8")
+    return [f"{path.name}: {e}" for e in _validate(report)]
+
+
+def run_reference(opts: RunOptions, env: Env) -> RunResult:
+    name, mid, weights, params_b = _names(opts)
+    precisions = list(opts.precisions) or ["FP16"]
+    paths, warnings, rows = [], [], []
+    for prec, path in _out_paths(opts, precisions).items():
+        rep = reference_report(
+            reason=env.reason,
+            arch=opts.gpu_arch,
+            precision=prec,
+            backend=opts.backend,
+            model_name=name,
+            model_id=mid,
+            params_b=params_b,
+            weights=weights,
+            tokens=opts.protocol.tokens,
+            timestamp_utc=_timestamp(env),
+            software=software(None),
+            provenance=provenance(__version__, opts.argv),
+        )
+        warnings += _write(path, rep)
+        paths.append(path)
+        rows.append(
+            {
+                "precision": prec,
+                "basis": rep["results"]["basis"],
+                "delta_e_pct": rep["results"]["vs_fp16_energy_pct"],
+                "note": rep["results"]["note"],
+            }
+        )
+    return RunResult(EXIT_NO_GPU, paths, rows, [f"QJ401: {env.reason}", *warnings])
+
+
+def run(opts: RunOptions, env: Env, progress: Callable[..., None] | None = None) -> RunResult:
+    """Measure, write one report per quantized precision, return the exit status and a summary."""
+    progress = progress or (lambda *a, **k: None)
+    if env.power is None:
+        return run_reference(opts, env)
+    power = env.power
+    info = power.device_info()
+    arch, how = resolve_arch(info["name"], opts.gpu_arch)
+    if arch is None:  # never guess a neighbour: the verdict depends on the architecture
+        raise MeasureError("QJ408", f"unknown GPU {info['name']!r}")
+    warnings: list[str] = []
+    arms_wanted = ["FP16", *opts.precisions]
+    out = Outcome(config=opts.protocol, arms=arms_wanted)
+    sampler = env.sampler
+    sampler.start()
+    proto = Protocol(opts.protocol, power, sampler, env.clock, env.sleep, progress)
+    workload = env.workload(model_spec(opts), opts.backend, env.device)
+    arms, weight_bytes, params = {}, {}, {}
+    quality: dict[str, dict] = {}
+    try:
+        out.idle_power_bare_w = proto.measure_bare_idle(3.0)
+        t = env.clock()
+        for name in arms_wanted:
+            progress("load", arm=name)
+            try:
+                arm = workload.load(name)
+            except KeyboardInterrupt:
+                raise
+            except Exception as exc:  # OOM or a bitsandbytes refusal: keep the other arms
+                out.failed[name] = f"load failed: {type(exc).__name__}: {str(exc)[:200]}"
+                progress("load_failed", arm=name, reason=out.failed[name])
+                continue
+            arms[name] = arm
+            weight_bytes[name] = int(arm.weight_bytes)
+            params[name] = float(arm.params_b)
+            progress("loaded", arm=name)
+        out.time_split_s["load"] = env.clock() - t
+        proto.run(arms, out)
+    except KeyboardInterrupt:
+        out.interrupted = True
+    finally:
+        sampler.stop()
+    if not out.interrupted:
+        t = env.clock()
+        quality = _quality(arms, workload)
+        out.time_split_s["quality"] = env.clock() - t
+    wl_info = workload.info() if hasattr(workload, "info") else {}
+    return _finish(opts, env, info, arch, how, out, sampler, weight_bytes, params, quality, warnings, wl_info)
+
+
+def _quality(arms: dict, workload) -> dict:
+    """Perplexity per arm after the sampler has stopped; unavailable with the reason otherwise."""
+    vals, notes = {}, {}
+    for name, arm in arms.items():
+        try:
+            res = arm.perplexity()
+        except Exception as exc:
+            res = (None, f"perplexity failed: {type(exc).__name__}")
+        val, note = res if isinstance(res, tuple) else (res, getattr(arm, "perplexity_reason", None))
+        vals[name], notes[name] = val, note
+    out = {}
+    for name in arms:
+        v, f = vals.get(name), vals.get("FP16")
+        if v is None:
+            out[name] = {
+                "metric": "perplexity",
+                "basis": "unavailable",
+                "note": notes.get(name) or "perplexity unavailable",
+            }
+        else:
+            out[name] = {
+                "metric": "perplexity",
+                "basis": "measured",
+                "value": v,
+                "fp16_value": f,
+                "delta_vs_fp16_pct": (v - f) / f * 100 if f else None,
+                "note": "teacher-forced perplexity on the vendored text, after the sampler stopped",
+            }
+    return out
+
+
+def _note(out: Outcome, prec: str, source: str) -> str:
+    if source == "simulated":
+        return "simulated power source (tests/demo): not a measurement"
+    if out.interrupted:
+        return "interrupted before the protocol finished: partial data, not a measurement"
+    if prec in out.failed:
+        return f"{prec} arm failed: {out.failed[prec]}"
+    if "FP16" in out.failed:
+        return f"FP16 baseline failed: {out.failed['FP16']}"
+    cfg = out.config
+    return (
+        f"results: ratio of totals over {cfg.block_tokens}-token generations; statistics: paired "
+        f"per-block dE% of {cfg.tokens}-token generations reconstructed from prefill + decode energy"
+    )
+
+
+def _finish(
+    opts, env, info, arch, how, out, sampler, weight_bytes, params, quality, warnings, wl_info
+) -> RunResult:
+    power = env.power
+    name, mid, weights, _ = _names(opts)
+    source = power.measurement_source
+    analysis = analyse(out)
+    achieved = sampler.achieved_rate_hz()
+    dropped = sampler.dropped()
+    if dropped > 0.01 * max(1, len(sampler.trace()[0])):
+        warnings.append(f"QJ406: {dropped} power samples dropped")
+    if out.timeouts:
+        warnings.append(f"QJ405: cooldown timed out {out.timeouts} times")
+    if source == "nvml-power-trace":
+        warnings.append("QJ411: no energy counter; energies from the power trace")
+    if getattr(power, "power_field", None) == "nvmlDeviceGetPowerUsage":
+        warnings.append(
+            "QJ412: instant power field unsupported; nvmlDeviceGetPowerUsage may be a 1 s average"
+        )
+    agree_max = analysis["agreement"]["counter_vs_trace_max_pct"]
+    if agree_max is not None and agree_max > 5.0:
+        warnings.append(f"QJ407: counter and trace disagree by up to {agree_max:.2f} % on a block")
+    for arm, reason in out.failed.items():
+        warnings.append(f"QJ403: {arm}: {reason}")
+    if out.interrupted:
+        warnings.append("QJ404: interrupted; partial reports written, not measurements")
+    params_b = params.get("FP16") or next(iter(params.values()), None)
+    bw = bandwidth_gb_s(info["name"])
+    ctx = {
+        "timestamp_utc": _timestamp(env),
+        "system_under_test": {
+            "gpu": info["name"],
+            "gpu_arch": arch,
+            "accelerator_count": 1,
+            "memory_total_gb": info.get("memory_total_gb"),
+            "power_limit_w": info.get("power_limit_w"),
+            "gpu_uuid_sha256": info.get("gpu_uuid_sha256"),
+            "datasheet_bandwidth_gb_s": bw,
+        },
+        "workload": {
+            "model_name": name,
+            "model_id": mid,
+            "model_revision": None,
+            "params_b": round(params_b, 4) if params_b else None,
+            "batch_size": 1,
+            "weights": weights,
+            "backend": opts.backend,
+            "prompt_tokens": None,
+            "decoding": "greedy",
+        },
+        "method": METHOD + ("" if how == "table" else f"; gpu_arch from --gpu-arch ({info['name']})"),
+        "measurement_source": source,
+        "sample_rate_hz": opts.sample_rate_hz,
+        "sample_rate_achieved_hz": achieved,
+        "dropped_samples": dropped,
+        "sampler": sampler.kind,
+        "power_field": power.power_field
+        if power.power_field in ("NVML_FI_DEV_POWER_INSTANT", "nvmlDeviceGetPowerUsage")
+        else None,
+        "weight_bytes": weight_bytes,
+        "quality": quality,
+        "notes": {p: _note(out, p, source) for p in out.arms},
+        "software": software(info.get("driver")),
+        "provenance": provenance(__version__, opts.argv),
+    }
+    ctx["workload"].update({k: v for k, v in wl_info.items() if k in ("model_revision", "prompt_tokens")})
+    precisions = list(opts.precisions) or ["FP16"]
+    paths, rows = [], []
+    for prec, path in _out_paths(opts, precisions).items():
+        rep = build_report(ctx, out, analysis, prec)
+        warnings += _write(path, rep)
+        paths.append(path)
+        st = (rep.get("statistics") or {}).get("delta_e_pct") or {}
+        rows.append(
+            {
+                "precision": prec,
+                "basis": rep["results"]["basis"],
+                "energy_per_token_mj": rep["results"]["energy_per_token_mj"],
+                "fp16_energy_per_token_mj": rep["results"]["fp16_energy_per_token_mj"],
+                "delta_e_pct": st.get("mean", rep["results"]["vs_fp16_energy_pct"]),
+                "ci95_half_width_pp": st.get("ci95_half_width_pp"),
+                "n_pairs": (rep.get("statistics") or {}).get("n_pairs"),
+                "agreement_max_pct": rep["agreement"]["counter_vs_trace_max_pct"],
+                "time_split_s": out.time_split_s,
+                "note": rep["results"]["note"],
+            }
+        )
+    partial = out.interrupted or bool(out.failed)
+    return RunResult(EXIT_PARTIAL if partial else EXIT_OK, paths, rows, warnings)
