@@ -102,7 +102,7 @@ def _comment_ignored(comment: dict, action: str) -> str | None:
     body = str(comment.get("body") or "")
     if user.get("type") == "Bot" or str(user.get("login", "")).endswith("[bot]") or MARKER in body:
         return "the bot's own comment"
-    if action != "created" or body.strip().splitlines()[:1] != ["/recheck"]:
+    if action != "created" or [line.strip() for line in body.strip().splitlines()[:1]] != ["/recheck"]:
         return "comment is not /recheck"
     if comment.get("author_association") not in MAINTAINER_ASSOCIATIONS:
         return "/recheck is for maintainers (OWNER, MEMBER, COLLABORATOR)"

@@ -43,18 +43,12 @@ def load_records(repo_dir: str | Path) -> dict[str, dict]:
 
 def load_curves(curves_path: str | Path | None = None) -> dict:
     import curves
+    from curves.codes import CurvesError
 
     try:
-        return curves.load_curves(curves_path) if curves_path else curves.load_curves()
-    except (OSError, ValueError) as err:
-        raise BotError(_curves_problem(str(err))) from err
-
-
-def _curves_problem(message: str) -> Problem:
-    from curves.codes import CODES
-
-    code = next(c for c in CODES if c.code == "QJ310")
-    return Problem(code.code, code.severity, "", f"curves file unreadable: {message}", code.hint)
+        return curves.load_curves(curves_path)
+    except CurvesError as err:
+        raise BotError(Problem(err.code, "error", "", err.message, err.hint)) from err
 
 
 def previous_sticky(forge: Forge | None, issue: int, retrier: Retrier | None = None) -> str | None:

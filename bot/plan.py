@@ -41,7 +41,7 @@ class PlanContext:
     curves: dict
     records: dict  # path -> record dict, every replications/**/*.json on the base branch
     previous_comment: str | None = None  # body of the current sticky comment, if any
-    render_files: Callable[[list, dict], dict] | None = None  # gallery.render_files
+    gallery_base: dict | None = None  # path -> bytes of gallery/ files on the base branch
     grade: Callable | None = None  # curves.grade
     render_verdict: Callable | None = None  # curves.render_markdown
 
@@ -231,17 +231,17 @@ def record_bytes(record: dict) -> bytes:
 
 
 def _files(sub: Submission, points: list[dict], ctx: PlanContext) -> dict[str, bytes]:
+    from bot.gallery_files import changed_gallery_files
+
     new = {p["path"]: p["record"] for p in points if p["status"] in ("accepted", "already-recorded")}
     files = {path: record_bytes(rec) for path, rec in new.items() if ctx.records.get(path) != rec}
-    records = {path: rec for path, rec in ctx.records.items() if rec.get("issue") != sub.issue}
-    records.update(new)
-    render_files = ctx.render_files
-    if render_files is None:
-        import gallery
-
-        render_files = gallery.render_files
-    for path, content in render_files([records[p] for p in sorted(records)], ctx.curves).items():
-        files[check_path(path if path.startswith("gallery/") else f"gallery/{path}")] = content
+    after = {path: rec for path, rec in ctx.records.items() if rec.get("issue") != sub.issue}
+    after.update(new)
+    before = [ctx.records[p] for p in sorted(ctx.records)]
+    gallery = changed_gallery_files(
+        before, [after[p] for p in sorted(after)], ctx.curves, ctx.gallery_base or {}
+    )
+    files.update(gallery)
     for path in files:
         check_path(path)
     return files

@@ -217,8 +217,16 @@ def pull_request(sub, plan: dict) -> dict:
             + (f" (warnings: {', '.join(warnings)})" if warnings else "")
             + " · NVML measurement ✓ · not a duplicate ✓ · licence consent ✓",
             "",
-            point["verdict_markdown"].strip(),
+            f"> {defused(point['verdict'].get('sentence') or '')}",
         ]
+        png = next((p for p in plots if p.endswith(".png")), None)
+        if png and sub.repo_url.startswith("https://"):
+            # The plot as committed on this PR's branch, so the reviewer sees the new point on the curve.
+            lines += [
+                "",
+                f"![plot of {md_inline(point['summary']['arch'], 20)}]"
+                f"({sub.repo_url}/raw/{plan['branch']}/{png})",
+            ]
     refused = [p for p in plan["points"] if p not in ok]
     if refused:
         lines += ["", f"{len(refused)} other report(s) in the issue were refused; see the issue comment."]

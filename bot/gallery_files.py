@@ -1,0 +1,35 @@
+"""The gallery files a PR must change (pure): README and only the plots whose content changes.
+
+`gallery.render_files` renders every plot (about 0.1 s each with matplotlib), which alone would take
+planning over its one-second budget. The gallery composes its plot specs cheaply and hashes them, so this
+module composes the gallery before and after the new records, renders only the plots whose spec changed
+(or that the base branch lacks), and keeps the README only when its bytes change. The output equals
+`gallery.render_files(after)` restricted to the files that differ from the base branch's.
+"""
+
+from __future__ import annotations
+
+
+def changed_gallery_files(
+    base_records: list[dict], new_records: list[dict], curves: dict, base_files: dict[str, bytes]
+) -> dict[str, bytes]:
+    """Repository-relative path -> bytes for every gallery file that differs from `base_files`."""
+    from gallery import plots
+    from gallery.render import compose, readme_bytes
+
+    before, after = compose(base_records, curves), compose(new_records, curves)
+    out = {}
+    readme = readme_bytes(after, curves)
+    if base_files.get("gallery/README.md") != readme:
+        out["gallery/README.md"] = readme
+    for name, spec in after.specs.items():
+        old = before.specs.get(name)
+        paths = {fmt: f"gallery/plots/{name}.{fmt}" for fmt in ("png", "svg")}
+        unchanged = old is not None and plots.spec_hash(old) == plots.spec_hash(spec)
+        if unchanged and all(p in base_files for p in paths.values()):
+            continue
+        for fmt, path in paths.items():
+            content = plots.render(spec, fmt)
+            if base_files.get(path) != content:
+                out[path] = content
+    return dict(sorted(out.items()))
