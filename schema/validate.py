@@ -48,7 +48,9 @@ def validate(report) -> list[Problem]:
         return found
     found = [problem("QJ206", pointer(p), f"{pointer(p)} is not a finite number")
              for p in non_finite_paths(report)]
-    found += structure_problems(report, report["schema_version"])
+    # A non-finite number also breaks range rules; its one problem is that it is not finite.
+    located = {p.path for p in found}
+    found += [p for p in structure_problems(report, report["schema_version"]) if p.path not in located]
     if not has_errors(found):
         found += source_problems(report) + arithmetic_problems(report) + value_problems(report)
         found += identity_problems(report) + baseline_problems(report)

@@ -1,4 +1,4 @@
-"""Every example report gives exactly the verdict its name promises; the examples are the generator's output."""
+"""Every example report gives exactly the verdict its name promises; the examples are generated."""
 
 from __future__ import annotations
 
@@ -91,8 +91,11 @@ def test_legacy_illustrative_report_is_refused_as_a_measurement():
     assert validate(report) == [] and is_measurement(report)
 
 
-@pytest.mark.parametrize("text", ["[" * 10_000 + "]" * 10_000, '{"":' * 10_000 + "1" + "}" * 10_000, "[" * 10_000],
-                         ids=["arrays", "objects", "unclosed"])
+@pytest.mark.parametrize(
+    "text",
+    ["[" * 10_000 + "]" * 10_000, '{"":' * 10_000 + "1" + "}" * 10_000, "[" * 10_000],
+    ids=["arrays", "objects", "unclosed"],
+)
 def test_ten_thousand_deep_is_a_coded_problem(text):
     report, problems = check_report(text)
     assert report is None
