@@ -97,7 +97,7 @@ _CODES = (
 )
 
 # Other packages keep their own ranges in modules of the same shape (docs/CONTRACTS.md, problem codes).
-_OTHER_MODULES = ("curves.codes", "measure.codes", "bot.codes")
+_OTHER_MODULES = ("curves.codes", "measure.codes", "bot.codes", "gallery.codes")
 
 
 def codes() -> tuple[Code, ...]:
