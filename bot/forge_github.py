@@ -118,10 +118,11 @@ class GitHubForge:
             return "no-diff"
         try:
             ref = repo.get_git_ref(f"heads/{branch}")
+            head_sha = ref.object.sha  # the client is lazy: this is the request that may 404
         except UnknownObjectException:
             ref = None
         if ref is not None:
-            head = repo.get_git_commit(ref.object.sha)
+            head = repo.get_git_commit(head_sha)
             if head.tree.sha == tree.sha and [p.sha for p in head.parents] == [base_sha]:
                 return "unchanged"
         commit = repo.create_git_commit(message, tree, [base_commit])

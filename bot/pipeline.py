@@ -51,6 +51,13 @@ def load_curves(curves_path: str | Path | None = None) -> dict:
         raise BotError(Problem(err.code, "error", "", err.message, err.hint)) from err
 
 
+def load_gallery(repo_dir: str | Path) -> dict[str, bytes]:
+    """The committed gallery files (README and plots) of the checkout, keyed by repository path."""
+    root = Path(repo_dir)
+    found = sorted((root / "gallery").glob("README.md")) + sorted((root / "gallery" / "plots").glob("*"))
+    return {path.relative_to(root).as_posix(): path.read_bytes() for path in found if path.is_file()}
+
+
 def previous_sticky(forge: Forge | None, issue: int, retrier: Retrier | None = None) -> str | None:
     """The body of the bot's current summary comment on `issue`, read through the forge."""
     if forge is None:
@@ -74,6 +81,7 @@ def plan_event(
     ctx = PlanContext(
         curves=curves,
         records=load_records(repo_dir),
+        gallery_base=load_gallery(repo_dir),
         previous_comment=previous_sticky(forge, sub.issue, retrier),
     )
     return build_plan(sub, ctx)

@@ -101,7 +101,7 @@ class FakeGitHub:
         self.state: GitHubState | None = None
 
     def start(self) -> FakeGitHub:
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._server = _QuietServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
         self.state = GitHubState(self.base_url, self.owner, self.repo_name)
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
@@ -151,6 +151,11 @@ class FakeGitHub:
             "X-RateLimit-Reset": str(int(self.clock()) + 3600),
             "X-RateLimit-Resource": "core",
         }
+
+
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request, client_address) -> None:
+        pass  # a client that timed out or was reset on purpose; the request log has the story
 
 
 def _handler_for(fake: FakeGitHub):

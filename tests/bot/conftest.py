@@ -1,0 +1,63 @@
+"""Fixtures of the bot tests: curves, a base gallery, a checkout directory, the fake GitHub server."""
+
+from pathlib import Path
+
+import pytest
+
+import curves
+import gallery
+from bot.forge import Retrier
+from bot.forge_github import GitHubForge
+from tests.fakes.fake_github import FakeGitHub
+
+VALID = Path(__file__).resolve().parents[1] / "schema" / "examples" / "valid"
+INVALID = Path(__file__).resolve().parents[1] / "schema" / "examples" / "invalid"
+
+
+def example(name: str) -> str:
+    return (VALID / name).read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def curves_data():
+    return curves.load_curves()
+
+
+@pytest.fixture(scope="session")
+def base_gallery(curves_data):
+    """The gallery of an empty replications/ (rendered once: every plot takes matplotlib time)."""
+    return gallery.render_files([], curves_data)
+
+
+@pytest.fixture
+def checkout(tmp_path, base_gallery):
+    """A base-branch checkout: the committed gallery, no records yet."""
+    root = tmp_path / "checkout"
+    for path, content in base_gallery.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_bytes(content)
+    (root / "replications").mkdir()
+    return root
+
+
+@pytest.fixture
+def fake_gh(base_gallery):
+    with FakeGitHub() as fake:
+        fake.state.commit_files(dict(base_gallery), "gallery", "main")
+        yield fake
+
+
+@pytest.fixture
+def sleeps():
+    return []
+
+
+@pytest.fixture
+def retrier(sleeps):
+    return Retrier(attempts=6, sleep=sleeps.append)
+
+
+@pytest.fixture
+def forge(fake_gh):
+    return GitHubForge(fake_gh.slug, "write-token", api_url=fake_gh.base_url, throttle=False, timeout_s=2,
+                       backoff_s=0.5, clock=lambda: 1_800_000_000.0)
