@@ -93,7 +93,7 @@ _CODES = (
     Code("QJ216", "error", "arms block disagrees with the results",
          "arms.<PRECISION> and arms.FP16 energies per token must match the results fields."),
     Code("QJ217", "error", "a value the basis needs is null",
-         "A measured report carries its energies, tokens and power; interpolated ones at least the energy."),
+         "A measured report carries its energies, tokens and power; a reference one its value."),
 )
 
 # Other packages keep their own ranges in modules of the same shape (docs/CONTRACTS.md, problem codes).
