@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from gallery import markdown, plots, site
 from gallery.rows import build_rows, counts
+from gallery.rules import rules_js
 
 
 @dataclass(frozen=True)
@@ -20,8 +21,9 @@ class Model:
 
 
 def _curves_api():
-    # Imported here so that importing the gallery does not import scipy through curves.fit.
-    from curves import grade, predict, resolve_curve
+    # Imported here so that importing the gallery stays cheap; the one grader and curve lookup of curves/.
+    from curves.grade import grade
+    from curves.store import predict, resolve_curve
 
     return grade, predict, resolve_curve
 
@@ -57,6 +59,7 @@ def site_shell(model: Model, curves: dict) -> dict[str, bytes]:
         "index.html": site.render_index(model.counts, model.specs, model.skipped, curves, len(model.rows)),
         "data/gallery.js": site.gallery_data(model.rows, model.counts, model.specs, curves),
         "data/curves.js": site.curves_data(curves),
+        "data/rules.js": rules_js(),
     }
     out = {path: text.encode("utf-8") for path, text in files.items()}
     out.update(site.static_files())

@@ -13,6 +13,7 @@ _PRECISION = re.compile(r"[^A-Z0-9]+")
 # Direct NVML measurements; anything else (simulated, dataset-derived) is not a replication.
 NVML_SOURCES = ("nvml-energy-counter", "nvml-power-trace", "direct-nvml")
 LABELS = ("confirmation", "contradiction", "ungraded")
+COUNT_NAMES = {"confirmation": "confirmations", "contradiction": "contradictions", "ungraded": "ungraded"}
 
 
 def slug(text: object) -> str:

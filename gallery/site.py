@@ -10,7 +10,7 @@ from string import Template
 from gallery.escape import h, json_for_script
 from gallery.markdown import fmt_ci, fmt_pct, fmt_size, fmt_z
 from gallery.plots import geometry, place
-from gallery.rows import LABELS
+from gallery.rows import COUNT_NAMES, LABELS
 
 STATIC_FILES = ("app.js", "check.js", "style.css")
 # The site talks to nothing: no network at all, scripts and styles only from the site itself.
@@ -32,6 +32,7 @@ def _head(depth: int) -> str:
         f"<meta http-equiv=\"Content-Security-Policy\" content=\"{h(CSP)}\">\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         "<meta name=\"referrer\" content=\"no-referrer\">\n"
+        "<link rel=\"icon\" href=\"data:,\">\n"
         f"<link rel=\"stylesheet\" href=\"{up}assets/style.css\">"
     )
 
@@ -46,7 +47,7 @@ def counts_html(counts: dict[str, int]) -> str:
     boxes = "".join(
         f"<div class=\"count count-{label}\">"
         f"<span class=\"count-n\" id=\"count-{label}\">{counts[label]}</span>"
-        f"<span class=\"count-label\">{label}s</span></div>"
+        f"<span class=\"count-label\">{COUNT_NAMES[label]}</span></div>"
         for label in LABELS
     )
     return f"<div class=\"counts\">{boxes}</div>"

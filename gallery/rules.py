@@ -1,0 +1,48 @@
+"""The numbers the browser's check panel needs, gathered from schema/ and curves/ (one source of truth)."""
+
+from __future__ import annotations
+
+from gallery.escape import json_for_script
+
+
+def rules() -> dict:
+    """Schemas, problem codes, limits, known models and the grading constants, as plain data."""
+    import importlib
+
+    from curves import store
+    from schema import codes, limits, models, parse, semantic, structure
+
+    # `curves.grade` the attribute is the function; the module holds the constants.
+    grade_module = importlib.import_module("curves.grade")
+    limit_names = [name for name in dir(limits) if name.isupper()]
+    return {
+        "schema_v2": parse.SCHEMA_V2,
+        "known_versions": list(parse.KNOWN_VERSIONS),
+        "max_report_bytes": parse.MAX_REPORT_BYTES,
+        "max_depth": parse.MAX_DEPTH,
+        "max_schema_problems": structure.MAX_SCHEMA_PROBLEMS,
+        "schemas": {"v2": structure.load_schema(structure.SCHEMA_FILES[parse.SCHEMA_V2]),
+                    "legacy": structure.load_schema(structure.SCHEMA_FILES["legacy"])},
+        "codes": {c.code: {"severity": c.severity, "title": c.title, "hint": c.hint}
+                  for c in codes.all_codes()},
+        "limits": {name: getattr(limits, name) for name in limit_names},
+        "known_archs": list(models.KNOWN_ARCHS),
+        "known_models": [{"name": m.name, "hf_id": m.hf_id, "nominal_b": m.nominal_b,
+                          "counted_b": m.counted_b} for m in models.KNOWN_MODELS],
+        "model_variant": models._VARIANT.pattern,
+        "nvml_sources_v2": list(semantic.NVML_SOURCES_V2),
+        "nvml_source_legacy": semantic.NVML_SOURCE_LEGACY,
+        "not_measured_sources_v2": list(semantic.NOT_MEASURED_SOURCES_V2),
+        "not_measured_words": semantic._NOT_MEASURED_WORDS.pattern,
+        "disowning_note": semantic._DISOWNING_NOTE.pattern,
+        "positive_fields": list(semantic._POSITIVE_FIELDS),
+        "baseline_fields": list(semantic._BASELINE_FIELDS),
+        "arch_aliases": dict(store.ARCH_ALIASES),
+        "grade": {"z_limit": grade_module.Z_LIMIT, "measured_sources": sorted(grade_module.MEASURED_SOURCES),
+                  "legacy_prefix": grade_module.LEGACY_PREFIX},
+    }
+
+
+def rules_js() -> str:
+    """data/rules.js."""
+    return "window.QJ_RULES = " + json_for_script(rules()) + ";\n"
