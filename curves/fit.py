@@ -280,6 +280,7 @@ def fit(anchor_rows: list[dict], settings: dict | None = None) -> dict:
                 "theta": list(THETA_NAMES),
                 "cov": [[r(float(v)) for v in row] for row in cov],
                 "sigma_pp": r(sigma),
+                "sigma_fit_pp": r(sigma_fit),
                 "k_per_doubling": settings["k_per_doubling"],
                 "size_tolerance_rel": settings["size_tolerance_rel"],
                 "range_b": [r(lo_b), r(hi_b)],

@@ -66,7 +66,10 @@ def _get(obj: object, *path: str) -> object:
 def _number(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an integer beyond float range
+        return None
     return value if math.isfinite(value) else None
 
 
@@ -145,6 +148,43 @@ def ungraded_verdict(code: str, reason: str, base: dict, qualifiers: list[str]) 
     )
 
 
+def grade_point(
+    group: dict, params_b: float, obs: float, n_trials: int, pair_sd: float | None, cv_pct: float
+) -> dict:
+    """The numeric core of the rule for one point against one curve group (also what calibration runs)."""
+    tol = group["band"]["size_tolerance_rel"]
+    curve_mean, curve_sd = predict_group(group, params_b)
+    same_size = (
+        []
+        if group["borrowed_from"]
+        else [a["delta_e_pct"] for a in group["anchors"] if abs(params_b / a["params_b"] - 1.0) <= tol]
+    )
+    if same_size:
+        # A new setup scatters around the truth by sigma (new setup); the mean of m anchors carries their own
+        # noise sigma_fit / sqrt(m). Never narrower than the curve's band at this size.
+        ref, ref_source = sum(same_size) / len(same_size), "anchors"
+        band = group["band"]
+        sigma_ref = max(
+            curve_sd, math.sqrt(band["sigma_pp"] ** 2 + band["sigma_fit_pp"] ** 2 / len(same_size))
+        )
+    else:
+        ref, ref_source, sigma_ref = curve_mean, "curve", curve_sd
+    floor = single_trial_floor_pp(obs, cv_pct)
+    sigma_obs = floor if (n_trials < 2 or pair_sd is None) else max(pair_sd, floor) / math.sqrt(n_trials)
+    scale = math.hypot(sigma_obs, sigma_ref)
+    z = round((obs - ref) / scale, 2)
+    return {
+        "ref": ref,
+        "ref_source": ref_source,
+        "n_same_size": len(same_size),
+        "sigma_obs": sigma_obs,
+        "sigma_ref": sigma_ref,
+        "scale": scale,
+        "z": z,
+        "label": "confirmation" if abs(z) <= Z_LIMIT else "contradiction",
+    }
+
+
 def grade(report: object, curves: dict) -> Verdict:
     """Grade one (already validated) report against `curves`; pure and total: odd input gives `ungraded`."""
     version = _text(_get(curves, "version"))
@@ -200,25 +240,15 @@ def grade(report: object, curves: dict) -> Verdict:
 
     if n_trials == 1:
         qualifiers.append("single-trial")
-    settings = curves.get("settings", {})
-    tol = group["band"]["size_tolerance_rel"]
-    curve_mean, curve_sd = predict_group(group, params_b)
-    same_size = (
-        []
-        if group["borrowed_from"]
-        else [a["delta_e_pct"] for a in group["anchors"] if abs(params_b / a["params_b"] - 1.0) <= tol]
+    cv_pct = curves.get("settings", {}).get("repeatability_cv_pct", 2.0)
+    point = grade_point(group, params_b, obs, n_trials, pair_sd, cv_pct)
+    ref, ref_source, sigma_obs, sigma_ref = (
+        point["ref"],
+        point["ref_source"],
+        point["sigma_obs"],
+        point["sigma_ref"],
     )
-    if same_size:
-        # A new setup scatters around the anchors' mean by sigma·sqrt(1 + 1/m), at least the curve's sd.
-        ref, ref_source = sum(same_size) / len(same_size), "anchors"
-        sigma_ref = max(curve_sd, group["sigma_pp"] * math.sqrt(1.0 + 1.0 / len(same_size)))
-    else:
-        ref, ref_source, sigma_ref = curve_mean, "curve", curve_sd
-    floor = single_trial_floor_pp(obs, settings.get("repeatability_cv_pct", 2.0))
-    sigma_obs = floor if (n_trials < 2 or pair_sd is None) else max(pair_sd, floor) / math.sqrt(n_trials)
-    scale = math.sqrt(sigma_obs**2 + sigma_ref**2)
-    z = round((obs - ref) / scale, 2)
-    label = "confirmation" if abs(z) <= Z_LIMIT else "contradiction"
+    z, label, scale, same_size = point["z"], point["label"], point["scale"], point["n_same_size"]
     if group["borrowed_from"]:
         qualifiers.append("borrowed-curve")
     if extrapolation_doublings(params_b, group["band"]) > 0:
@@ -226,9 +256,7 @@ def grade(report: object, curves: dict) -> Verdict:
     opposite = obs * ref < 0
     if opposite:
         qualifiers.append("opposite-sign")
-    anchors_text = (
-        "the same-size anchor" if len(same_size) == 1 else f"mean of {len(same_size)} same-size anchors"
-    )
+    anchors_text = "the same-size anchor" if same_size == 1 else f"mean of {same_size} same-size anchors"
     source_text = (
         anchors_text
         if ref_source == "anchors"
