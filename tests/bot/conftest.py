@@ -1,7 +1,5 @@
 """Fixtures of the bot tests: curves, a base gallery, a checkout directory, the fake GitHub server."""
 
-from pathlib import Path
-
 import pytest
 
 import curves
@@ -9,13 +7,6 @@ import gallery
 from bot.forge import Retrier
 from bot.forge_github import GitHubForge
 from tests.fakes.fake_github import FakeGitHub
-
-VALID = Path(__file__).resolve().parents[1] / "schema" / "examples" / "valid"
-INVALID = Path(__file__).resolve().parents[1] / "schema" / "examples" / "invalid"
-
-
-def example(name: str) -> str:
-    return (VALID / name).read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="session")
@@ -59,5 +50,12 @@ def retrier(sleeps):
 
 @pytest.fixture
 def forge(fake_gh):
-    return GitHubForge(fake_gh.slug, "write-token", api_url=fake_gh.base_url, throttle=False, timeout_s=2,
-                       backoff_s=0.5, clock=lambda: 1_800_000_000.0)
+    return GitHubForge(
+        fake_gh.slug,
+        "write-token",
+        api_url=fake_gh.base_url,
+        throttle=False,
+        timeout_s=2,
+        backoff_s=0.5,
+        clock=lambda: 1_800_000_000.0,
+    )

@@ -3,18 +3,19 @@
 import json
 
 from bot.pipeline import process
-from conftest import example
-from tests.fakes.webhooks import form_body, issues_event
+from tests.fakes.webhooks import form_body, issues_event, schema_example
 
-HOPPER = example("v2-measured-nf4-hopper.json")
-VOLTA = example("v2-volta-no-curve-int8.json")
+HOPPER = schema_example("v2-measured-nf4-hopper.json")
+VOLTA = schema_example("v2-volta-no-curve-int8.json")
 
 
 def open_issue(fake, body):
     return fake.state.add_issue("[replication] TinyLlama NF4", body, "octocat", ("replication",))["number"]
 
 
-def run(fake, forge, checkout, curves_data, retrier, number, body, action="opened", at="2026-12-02T13:00:00Z"):
+def run(
+    fake, forge, checkout, curves_data, retrier, number, body, action="opened", at="2026-12-02T13:00:00Z"
+):
     payload = issues_event(action=action, number=number, body=body, updated_at=at)
     payload["repository"]["full_name"] = fake.slug
     return process(payload, "issues", checkout, curves_data, forge, retrier)
@@ -40,8 +41,12 @@ def test_first_run_files_a_pr_with_the_record_and_the_plot(fake_gh, forge, check
     assert record["submitter_login"] == "octocat" and record["verdict"]["label"] == "confirmation"
     assert record["report"] == json.loads(HOPPER)
     changed = {p for p, b in files.items() if fake_gh.state.files_at("main").get(p) != b}
-    assert changed == {f"replications/hopper/{number}-NF4-tinyllama-1.1b.json", "gallery/README.md",
-                       "gallery/plots/hopper-NF4.png", "gallery/plots/hopper-NF4.svg"}
+    assert changed == {
+        f"replications/hopper/{number}-NF4-tinyllama-1.1b.json",
+        "gallery/README.md",
+        "gallery/plots/hopper-NF4.png",
+        "gallery/plots/hopper-NF4.svg",
+    }
     (comment,) = bot_comments(fake_gh, number)
     assert comment["body"].startswith("<!-- quantjoule-bot -->") and pull["html_url"] in comment["body"]
 
@@ -57,7 +62,9 @@ def test_same_event_three_times_leaves_one_comment_one_pr_one_record(
     assert len(fake_gh.state.pulls) == 1
     assert len(fake_gh.calls("POST", r"/git/commits$")) == 1  # reruns find the same tree and stop
     assert len(fake_gh.calls("PATCH", r"/issues/comments/")) == 0
-    records = [p for p in fake_gh.state.files_at(f"replication/issue-{number}") if p.startswith("replications/")]
+    records = [
+        p for p in fake_gh.state.files_at(f"replication/issue-{number}") if p.startswith("replications/")
+    ]
     assert len(records) == 1
 
 
@@ -68,13 +75,24 @@ def test_edited_issue_updates_the_same_branch_and_pr_and_posts_one_notice(
     run(fake_gh, forge, checkout, curves_data, retrier, number, form_body(HOPPER))
     (first_pull,) = fake_gh.state.pulls.values()
     for _ in range(2):
-        plan, result = run(fake_gh, forge, checkout, curves_data, retrier, number, form_body(VOLTA),
-                           action="edited", at="2026-12-02T15:00:00Z")
+        plan, result = run(
+            fake_gh,
+            forge,
+            checkout,
+            curves_data,
+            retrier,
+            number,
+            form_body(VOLTA),
+            action="edited",
+            at="2026-12-02T15:00:00Z",
+        )
         assert result["ok"]
     assert plan["points"][0]["label"] == "ungraded"
     assert list(fake_gh.state.pulls) == [first_pull["number"]] and first_pull["state"] == "open"
     assert "ungraded" in first_pull["title"]
-    records = [p for p in fake_gh.state.files_at(f"replication/issue-{number}") if p.startswith("replications/")]
+    records = [
+        p for p in fake_gh.state.files_at(f"replication/issue-{number}") if p.startswith("replications/")
+    ]
     assert records == [f"replications/volta/{number}-INT8-tesla-v100-sxm2-32gb.json"] or len(records) == 1
     comments = bot_comments(fake_gh, number)
     assert len(comments) == 2  # the edited summary and one short notice
@@ -82,11 +100,15 @@ def test_edited_issue_updates_the_same_branch_and_pr_and_posts_one_notice(
     assert labels(fake_gh, number) == ["replication", "ungraded"]
 
 
-def test_swap_to_a_bad_report_closes_the_pr_and_labels_invalid(fake_gh, forge, checkout, curves_data, retrier):
+def test_swap_to_a_bad_report_closes_the_pr_and_labels_invalid(
+    fake_gh, forge, checkout, curves_data, retrier
+):
     number = open_issue(fake_gh, form_body(HOPPER))
     run(fake_gh, forge, checkout, curves_data, retrier, number, form_body(HOPPER))
     bad = form_body(HOPPER[: len(HOPPER) // 2])
-    plan, result = run(fake_gh, forge, checkout, curves_data, retrier, number, bad, "edited", "2026-12-03T00:00:00Z")
+    plan, result = run(
+        fake_gh, forge, checkout, curves_data, retrier, number, bad, "edited", "2026-12-03T00:00:00Z"
+    )
     assert result["ok"] and plan["pr"] is None and plan["status"] == "refused"
     assert fake_gh.state.open_pulls() == []
     assert labels(fake_gh, number) == ["replication", "invalid"]

@@ -19,8 +19,12 @@ def test_form_body_gives_fields_consent_and_one_block():
     sub = read_event(issues_event(body=form_body(REPORT, notes="Air cooled.\nPower limit 700 W.")), "issues")
     assert isinstance(sub, Submission)
     assert sub.form and sub.consent
-    assert sub.fields == {"credited_handle": "Ada L.", "affiliation": "Example Lab", "gpu": "NVIDIA H200",
-                          "notes": "Air cooled.\nPower limit 700 W."}
+    assert sub.fields == {
+        "credited_handle": "Ada L.",
+        "affiliation": "Example Lab",
+        "gpu": "NVIDIA H200",
+        "notes": "Air cooled.\nPower limit 700 W.",
+    }
     assert [b.index for b in sub.blocks] == [1]
     assert json.loads(sub.blocks[0].text) == json.loads(REPORT)
     assert sub.problems == ()
@@ -41,9 +45,11 @@ def test_no_response_fields_are_none():
 
 
 def test_several_fence_styles_give_several_points_and_other_blocks_are_skipped():
-    body = (f"Plain issue.\n\n```json\n{REPORT}\n```\n\n~~~\n{REPORT}\n~~~\n\n````\n{REPORT}\n````\n\n"
-            "```python\nprint('not a report')\n```\n\n```\nplain text block\n```\n\n- [x] I license this "
-            "report under CC BY 4.0")
+    body = (
+        f"Plain issue.\n\n```json\n{REPORT}\n```\n\n~~~\n{REPORT}\n~~~\n\n````\n{REPORT}\n````\n\n"
+        "```python\nprint('not a report')\n```\n\n```\nplain text block\n```\n\n- [x] I license this "
+        "report under CC BY 4.0"
+    )
     sub = read_event(issues_event(body=body, labels=(), title="My H200 numbers"))
     assert isinstance(sub, Submission)
     assert len(sub.blocks) == 3 and all(json.loads(b.text) == json.loads(REPORT) for b in sub.blocks)
@@ -51,7 +57,7 @@ def test_several_fence_styles_give_several_points_and_other_blocks_are_skipped()
 
 
 def test_fence_content_never_becomes_a_form_section():
-    body = "### Notes\n\nreal notes\n\n```json\n{\"a\": 1,\n### Notes\n\"b\": 2}\n```\n"
+    body = '### Notes\n\nreal notes\n\n```json\n{"a": 1,\n### Notes\n"b": 2}\n```\n'
     sub = read_event(issues_event(body=body))
     assert sub.fields["notes"] == "real notes"
     assert sub.blocks[0].text == '{"a": 1,\n### Notes\n"b": 2}'
@@ -90,7 +96,7 @@ def test_missing_consent_and_missing_report():
 
 
 def test_too_many_blocks_and_unterminated_fence_and_long_fields():
-    many = "\n".join(f"```json\n{{\"n\": {i}}}\n```" for i in range(25))
+    many = "\n".join(f'```json\n{{"n": {i}}}\n```' for i in range(25))
     sub = read_event(issues_event(body=many))
     assert len(sub.blocks) == 20 and "QJ507" in codes(sub)
     open_fence = read_event(issues_event(body=f"```json\n{REPORT}\n"))
@@ -100,12 +106,19 @@ def test_too_many_blocks_and_unterminated_fence_and_long_fields():
 
 
 def test_non_replication_issues_are_ignored():
-    bug = read_event(issues_event(body="The docs have a typo.\n\n```bash\npip install\n```", labels=("bug",),
-                                  title="Typo in README"))
+    bug = read_event(
+        issues_event(
+            body="The docs have a typo.\n\n```bash\npip install\n```", labels=("bug",), title="Typo in README"
+        )
+    )
     assert isinstance(bug, Ignored) and bug.reason == "not a replication submission"
-    assert isinstance(read_event(issues_event(body="text", labels=(), title="[Replication] mine")), Submission)
+    assert isinstance(
+        read_event(issues_event(body="text", labels=(), title="[Replication] mine")), Submission
+    )
     assert isinstance(read_event(issues_event(action="labeled", body=form_body(REPORT))), Ignored)
-    assert isinstance(read_event(issues_event(action="edited", body=form_body(REPORT), state="closed")), Ignored)
+    assert isinstance(
+        read_event(issues_event(action="edited", body=form_body(REPORT), state="closed")), Ignored
+    )
 
 
 def test_event_kinds_edited_reopened_carry_the_update_time():
@@ -122,8 +135,10 @@ def test_recheck_only_from_maintainers_and_never_the_bots_own_comments():
     assert isinstance(outsider, Ignored) and "maintainers" in outsider.reason
     chatter = read_event(comment_event(body="nice result!", association="OWNER"), "issue_comment")
     assert isinstance(chatter, Ignored)
-    own = read_event(comment_event(body="<!-- quantjoule-bot -->\n/recheck", login="github-actions[bot]",
-                                   user_type="Bot"), "issue_comment")
+    own = read_event(
+        comment_event(body="<!-- quantjoule-bot -->\n/recheck", login="github-actions[bot]", user_type="Bot"),
+        "issue_comment",
+    )
     assert isinstance(own, Ignored) and "own" in own.reason
     on_pr = comment_event(association="OWNER")
     on_pr["issue"]["pull_request"] = {"url": "https://api.github.com/repos/octo-org/quantjoule/pulls/7"}

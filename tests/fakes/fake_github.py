@@ -104,7 +104,9 @@ class FakeGitHub:
         self._server = _QuietServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
         self.state = GitHubState(self.base_url, self.owner, self.repo_name)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        ).start()
         return self
 
     def stop(self) -> None:
@@ -172,6 +174,9 @@ _REPO = r"/repos/[^/]+/[^/]+"
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # One buffered write per answer, no Nagle: otherwise every request waits on a delayed ACK.
+    wbufsize = 1 << 16
+    disable_nagle_algorithm = True
     fake: FakeGitHub
 
     def log_message(self, *args) -> None:  # the request log is kept in fake.log instead
@@ -214,6 +219,7 @@ class _Handler(BaseHTTPRequestHandler):
         with self.fake.lock:
             self.fake.log.append((method, path, 0))
         self.close_connection = True
+        self.wfile = _Discard()  # nothing of this answer may reach the client
         with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
 
@@ -248,6 +254,14 @@ class _Handler(BaseHTTPRequestHandler):
                 return err.status, err.body, {}
             except (KeyError, TypeError, AttributeError):
                 return 422, {"message": "Validation Failed"}, {}
+
+
+class _Discard:
+    def write(self, data: bytes) -> int:
+        return len(data)
+
+    def flush(self) -> None:
+        pass
 
 
 def _page(items: list, query: dict, url: str) -> tuple[int, list, dict]:
