@@ -13,7 +13,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 # Okabe-Ito colours: distinguishable under the common colour-vision deficiencies, similar visual weight.
-COLOURS = {"confirmation": "#0072B2", "contradiction": "#D55E00", "ungraded": "#999999"}
+COLOURS = {"confirmation": "#0072b2", "contradiction": "#d55e00", "ungraded": "#999999"}
 ANCHOR_COLOUR = "#222222"
 MARKER_AREA_PT2 = 42  # one size for every replication marker: equal prominence is a rule
 FIG_SIZE_IN = (8.0, 5.0)

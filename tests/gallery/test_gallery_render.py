@@ -1,0 +1,192 @@
+"""render_files: the committed Markdown gallery and its plots, deterministic and escaped."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import numpy as np
+import pytest
+from matplotlib.collections import PathCollection
+from matplotlib.colors import to_hex
+
+from gallery import plots, render_files
+from gallery.render import compose, readme_bytes
+from gallery.rows import record_id
+
+
+def _table_rows(readme: str) -> list[list[str]]:
+    lines = readme.split("## Every replication", 1)[1].splitlines()
+    body = [line for line in lines if line.startswith("| ") and not line.startswith("| date")]
+    return [line.split(" | ") for line in body]
+
+
+@pytest.fixture(scope="module")
+def rendered(records, curves):
+    return render_files(records, curves)
+
+
+@pytest.fixture(scope="module")
+def model(records, curves):
+    return compose(records, curves)
+
+
+def test_same_records_in_any_order_give_byte_identical_files(records, curves, rendered):
+    first = rendered
+    shuffled = list(records)
+    random.Random(3).shuffle(shuffled)
+    assert render_files(shuffled, curves) == first
+    assert "gallery/README.md" in first
+    names = {path for path in first if path.startswith("gallery/plots/")}
+    # One PNG and one SVG per (arch, precision) that has a curve or a record.
+    pairs = {(g["arch"], g["precision"]) for g in curves["groups"].values()}
+    pairs |= {
+        (r["report"]["system_under_test"]["gpu_arch"], r["report"]["workload"]["precision"])
+        for r in records
+        if r["report"]["results"]["basis"] == "measured"
+    }
+    assert names == {f"gallery/plots/{a}-{p}.{ext}" for a, p in pairs for ext in ("png", "svg")}
+
+
+def test_plots_carry_no_dates_or_software_stamps(rendered):
+    files = rendered
+    for path, content in files.items():
+        if path.endswith(".png"):
+            assert content.startswith(b"\x89PNG")
+            assert b"Software" not in content and b"Creation Time" not in content and b"tIME" not in content
+        elif path.endswith(".svg"):
+            assert b"<dc:date>" not in content and b"Matplotlib v" not in content
+
+
+def test_readme_counts_sit_side_by_side_and_match_the_rows(rendered):
+    readme = rendered["gallery/README.md"].decode()
+    header, rule, values = readme.split("| confirmations", 1)[1].splitlines()[:3]
+    assert header.strip() == "| contradictions | ungraded |" and rule.count("---:") == 3
+    confirmations, contradictions, ungraded = (int(v) for v in values.strip("| ").split(" | "))
+    rows = _table_rows(readme)
+    verdicts = [row[1] for row in rows]
+    assert (confirmations, contradictions, ungraded) == (
+        verdicts.count("confirmation"),
+        verdicts.count("contradiction"),
+        verdicts.count("ungraded"),
+    )
+    assert contradictions > 0 and confirmations > 0, "the fixtures must exercise both verdicts"
+
+
+def test_readme_lists_every_measured_record_newest_first_with_links(records, rendered):
+    readme = rendered["gallery/README.md"].decode()
+    rows = _table_rows(readme)
+    measured = [r for r in records if r["report"]["measurement_source"] != "simulated"]
+    assert len(rows) == len(measured)
+    dates = [row[0].lstrip("| ") for row in rows]
+    assert dates == sorted(dates, reverse=True)
+    for record in measured:
+        assert f"(https://github.com/quantjoule/quantjoule/issues/{record['issue']})" in readme
+        assert f"head%3Areplication%2Fissue-{record['issue']})" in readme
+
+
+def test_simulated_records_are_left_out_and_said_so(records, rendered):
+    readme = rendered["gallery/README.md"].decode()
+    simulated = next(r for r in records if r["report"]["measurement_source"] == "simulated")
+    assert "1 record(s) are not shown because they are not NVML measurements" in readme
+    assert f"issues/{simulated['issue']})" not in readme
+
+
+def test_readme_escapes_every_piece_of_submission_text(records, rendered):
+    readme = rendered["gallery/README.md"].decode()
+    row = next(r for r in _table_rows(readme) if "hostile" in r[13])
+    assert len(row) == 16, "a pipe in the handle must not add a column"
+    assert "<script>" not in readme and "](javascript" not in readme
+    assert "@octocat" not in readme and "@\u200boctocat" in readme
+    assert "[x](" not in readme
+
+
+def _spec(model, name):
+    return model.specs[name]
+
+
+def _point_collections(fig):
+    return [c for c in fig.axes[0].collections if isinstance(c, PathCollection) and len(c.get_offsets())]
+
+
+def test_confirmations_and_contradictions_have_equal_marker_size(model):
+    seen = {}
+    for spec in model.specs.values():
+        fig = plots._draw(spec)
+        for coll in _point_collections(fig):
+            colour = to_hex(coll.get_facecolors()[0])
+            seen.setdefault(colour, set()).update(float(s) for s in coll.get_sizes())
+    confirmation, contradiction = plots.COLOURS["confirmation"], plots.COLOURS["contradiction"]
+    assert seen[confirmation] == seen[contradiction] == {plots.MARKER_AREA_PT2}
+
+
+def test_anchors_are_filled_for_two_trials_and_hollow_for_one(model):
+    spec = _spec(model, "ada-NF4")
+    fig = plots._draw(spec)
+    anchors = [c for c in _point_collections(fig) if to_hex(c.get_edgecolors()[0]) == plots.ANCHOR_COLOUR]
+    by_face = {to_hex(c.get_facecolors()[0]): len(c.get_offsets()) for c in anchors}
+    expected = spec["curves"][0]["anchors"]
+    assert by_face[plots.ANCHOR_COLOUR] == sum(a["n_trials"] >= 2 for a in expected)
+    assert by_face["#ffffff"] == sum(a["n_trials"] == 1 for a in expected)
+
+
+def test_random_init_and_legacy_points_have_their_own_edges(model):
+    styles = set()
+    for spec in model.specs.values():
+        for coll in _point_collections(plots._draw(spec)):
+            if to_hex(coll.get_facecolors()[0]) in plots.COLOURS.values():
+                dashed = coll.get_linestyles()[0][1] is not None
+                styles.add((dashed, float(coll.get_linewidths()[0])))
+    assert (True, 1.3) in styles, "random-init points: dotted edge"
+    assert (False, 2.0) in styles, "legacy points: heavy edge"
+    assert (False, 0.6) in styles, "pretrained v2 points: thin edge"
+
+
+def test_borrowed_curve_is_dashed_and_labelled(model):
+    spec = _spec(model, "hopper-NF4")
+    assert [c["borrowed_from"] for c in spec["curves"]] == ["ampere"]
+    ax = plots._draw(spec).axes[0]
+    fitted = [line for line in ax.get_lines() if len(line.get_xdata()) == plots.GRID_POINTS]
+    assert [line.get_linestyle() for line in fitted] == ["--"]
+    assert any("borrowed: ampere" in t.get_text() for t in ax.texts)
+    own = plots._draw(_spec(model, "ada-NF4")).axes[0]
+    assert [
+        line.get_linestyle() for line in own.get_lines() if len(line.get_xdata()) == plots.GRID_POINTS
+    ] == ["-"]
+
+
+def test_plot_is_stamped_with_the_curves_version_and_names_both_verdicts_in_the_legend(model, curves):
+    fig = plots._draw(_spec(model, "ada-NF4"))
+    stamps = [t.get_text() for t in fig.texts]
+    assert any(curves["version"] in s and "fit" in s for s in stamps)
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "confirmation (|z| ≤ 2)" in labels and "contradiction (|z| > 2)" in labels
+
+
+def test_curve_and_band_come_from_the_curves_package(model, curves):
+    from curves import predict
+
+    spec = _spec(model, "ada-NF4")
+    curve = spec["curves"][0]
+    for x, mean, low in zip(curve["x"][::30], curve["mean"][::30], curve["low"][::30], strict=True):
+        m, sd = predict(curves, curve["key"], x)
+        assert np.isclose(mean, m, rtol=1e-5) and np.isclose(low, m - 2 * sd, rtol=1e-5, atol=1e-4)
+
+
+def test_a_new_record_changes_only_its_own_plot(records, curves, model):
+    """Rendering is a pure function of each plot's spec (the determinism test), so equal spec hashes
+    mean byte-identical plots: a new record changes the README and its own plot, nothing else."""
+    extra = dict(records[0])
+    extra["issue"] = 999
+    extra["submitted_at"] = "2027-01-01T00:00:00Z"
+    after = compose([*records, extra], curves)
+    own = record_id(extra).split("/")[0] + "-" + extra["report"]["workload"]["precision"]
+    changed = {
+        name
+        for name, spec in after.specs.items()
+        if plots.spec_hash(spec) != plots.spec_hash(model.specs[name])
+    }
+    assert changed == {own}
+    readme = readme_bytes(after, curves).decode()
+    assert re.search(r"\| 2027-01-01 \|", readme)
+    assert len(_table_rows(readme)) == len(model.rows) + 1
