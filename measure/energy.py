@@ -76,3 +76,34 @@ def reconstruct_per_token_j(block_energy_j: float, block_tokens: int, prefill_j:
         raise ValueError("block_tokens must be at least 2 to separate decode from prefill")
     decode_j = (block_energy_j - prefill_j) / (block_tokens - 1)
     return (prefill_j + (tokens - 1) * decode_j) / tokens
+
+
+def counter_steps(times_s: Sequence[float], counter_j: Sequence[float]) -> tuple[list[float], list[float]]:
+    """Change points of a sampled cumulative counter: (time, value) where the value moved.
+
+    NVML's energy counter advances in steps (every ~100 ms on an H200), so reading it around a short
+    window is off by up to one step at each edge. Each step is placed midway between the reading that
+    last showed the old value and the first that shows the new one; between steps the cumulative energy
+    grows linearly. NaN entries (ticks where the counter was not read) are skipped.
+    """
+    ts, cs = [], []
+    prev_t = prev_c = None
+    for t, c in zip(times_s, counter_j, strict=True):
+        if c != c:  # NaN
+            continue
+        if prev_c is None:
+            ts.append(t)
+            cs.append(c)
+        elif c != prev_c:
+            ts.append(0.5 * (prev_t + t))
+            cs.append(c)
+        prev_t, prev_c = t, c
+    return ts, cs
+
+
+def counter_window_j(steps: tuple[list[float], list[float]], start_s: float, end_s: float) -> float | None:
+    """Counter energy over [start_s, end_s], interpolated between its steps; None outside their span."""
+    ts, cs = steps
+    if len(ts) < 2 or start_s < ts[0] or end_s > ts[-1]:
+        return None
+    return power_at(ts, cs, end_s) - power_at(ts, cs, start_s)

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from measure.energy import integrate_j
+from measure.energy import counter_steps, counter_window_j, integrate_j
 
 
 @dataclass
@@ -32,7 +32,8 @@ class ProtocolConfig:
     warmup_runs: int = 2
     seed: int = 0
     prefill_reps: int = 8
-    direct_check_runs: int = 1
+    direct_check_runs: int = 0
+    preroll_tokens: int = 8
     cooldown_tolerance_w: float = 5.0
     cooldown_timeout_s: float = 30.0
     cooldown_window_s: float = 0.2
@@ -63,6 +64,8 @@ class Outcome:
     prefill: dict = field(default_factory=dict)  # arm -> {"energy_j", "duration_s", "reps"}
     direct: dict = field(default_factory=dict)  # arm -> {"energy_j", "duration_s", "tokens"}
     failed: dict = field(default_factory=dict)  # arm -> reason
+    prefill_windows: list = field(default_factory=list)
+    direct_windows: list = field(default_factory=list)
     interrupted: bool = False
     time_split_s: dict = field(default_factory=dict)
 
@@ -124,16 +127,13 @@ class Protocol:
         self.progress = progress or (lambda *a, **k: None)
 
     # -- measurement primitives -------------------------------------------------------------
-    def _counter(self) -> float | None:
-        return self.src.energy_j() if self.src.has_energy_counter else None
-
     def _gen(self, name: str, arm, n: int) -> Window:
-        e0 = self._counter()
+        # No NVML call in the measuring process while decoding: the counter is read by the sampler
+        # process and interpolated onto the window afterwards (see finalise).
         t0 = self.clock()
         got = arm.generate(n)
         t1 = self.clock()
-        e1 = self._counter()
-        return Window(name, t0, t1, None if e0 is None else e1 - e0, int(got))
+        return Window(name, t0, t1, None, int(got))
 
     def trace_j(self, w: Window) -> float:
         self.sampler.wait_past(w.end_s)
@@ -183,6 +183,7 @@ class Protocol:
                     self._direct(arms, out, rng)
         except KeyboardInterrupt:
             out.interrupted = True
+        self.finalise(out)
         return out
 
     def _safe(self, out: Outcome, name: str, fn):
@@ -217,22 +218,14 @@ class Protocol:
         live = [a for a in out.arms if a not in out.failed]
         for name in block_order(live, rng)[: len(live)]:
             w = self._safe(out, name, lambda n=name: self._burst(n, arms[n], reps))
-            if w is None:
-                continue
-            energy = w.counter_j if w.counter_j is not None else self.trace_j(w)
-            acc = out.prefill.setdefault(name, {"energy_j": 0.0, "duration_s": 0.0, "reps": 0})
-            acc["energy_j"] += energy
-            acc["duration_s"] += w.end_s - w.start_s
-            acc["reps"] += reps
+            if w is not None:
+                out.prefill_windows.append(w)
 
     def _burst(self, name: str, arm, reps: int) -> Window:
-        e0 = self._counter()
         t0 = self.clock()
         for _ in range(reps):
             arm.generate(1)
-        t1 = self.clock()
-        e1 = self._counter()
-        return Window(name, t0, t1, None if e0 is None else e1 - e0, reps)
+        return Window(name, t0, self.clock(), None, reps)
 
     def _blocks(self, arms: dict, out: Outcome, rng: random.Random) -> None:
         cfg = self.cfg
@@ -249,13 +242,13 @@ class Protocol:
                 break
             t_block = self.clock()
             idle_w = self._wait_cool(out)
-            temps = {}
+            temp_c = self.src.temperature_c()
             order = block_order(live, rng)
             windows: list[Window] = []
             t_dec = self.clock()
+            if cfg.preroll_tokens:  # unmeasured: brings the GPU and host out of the idle wait first
+                self._safe(out, order[0], lambda n=order[0]: arms[n].generate(cfg.preroll_tokens))
             for name in order:
-                if name not in temps:
-                    temps[name] = self.src.temperature_c()
                 w = self._safe(out, name, lambda n=name: self._gen(n, arms[n], cfg.block_tokens))
                 if w is not None:
                     windows.append(w)
@@ -266,9 +259,9 @@ class Protocol:
                     "block": b,
                     "order": order,
                     "idle_power_w": idle_w,
-                    "temps_c": temps,
+                    "temps_c": {a: temp_c for a in order},
                     "windows": windows,
-                    "trace_j": [self.trace_j(w) for w in windows],
+                    "trace_j": [],
                 }
             )
             b += 1
@@ -288,11 +281,37 @@ class Protocol:
         t = self.clock()
         for name in block_order(live, rng):
             w = self._safe(out, name, lambda n=name: self._gen(n, arms[n], self.cfg.tokens))
-            if w is None:
-                continue
-            energy = w.counter_j if w.counter_j is not None else self.trace_j(w)
-            acc = out.direct.setdefault(name, {"energy_j": 0.0, "duration_s": 0.0, "tokens": 0})
-            acc["energy_j"] += energy
-            acc["duration_s"] += w.end_s - w.start_s
-            acc["tokens"] += w.tokens
+            if w is not None:
+                out.direct_windows.append(w)
         out.time_split_s["direct_check"] = self.clock() - t
+
+    def finalise(self, out: Outcome) -> None:
+        """Energies of every window from the sampler's trace: trapezoid power, interpolated counter."""
+        ends = [w.end_s for blk in out.blocks for w in blk["windows"]]
+        ends += [w.end_s for w in out.prefill_windows + out.direct_windows]
+        if not ends:
+            return
+        last = max(ends)
+        # the counter moves every ~100 ms: wait for a step after the last window so it can be interpolated
+        while self.clock() < last + 0.3:
+            self.sleep(0.05)
+        self.sampler.wait_past(last + 0.3)
+        t, p, e = self.sampler.trace()
+        steps = counter_steps(t, e) if self.src.has_energy_counter else ([], [])
+
+        def fill(w: Window) -> float:
+            w.counter_j = counter_window_j(steps, w.start_s, w.end_s)
+            return integrate_j(t, p, w.start_s, w.end_s)
+
+        for blk in out.blocks:
+            blk["trace_j"] = [fill(w) for w in blk["windows"]]
+        for target, windows, unit in (
+            (out.prefill, out.prefill_windows, "reps"),
+            (out.direct, out.direct_windows, "tokens"),
+        ):
+            for w in windows:
+                trace = fill(w)
+                acc = target.setdefault(w.arm, {"energy_j": 0.0, "duration_s": 0.0, unit: 0})
+                acc["energy_j"] += w.counter_j if w.counter_j is not None else trace
+                acc["duration_s"] += w.end_s - w.start_s
+                acc[unit] += w.tokens

@@ -6,6 +6,36 @@ from measure import __version__
 from measure.report import TOOL, _round
 
 
+def _fp16_energy(arch: str, params_b: float) -> tuple[float, str]:
+    """FP16 mJ/token of the published anchors of `arch`, linear in size between the nearest two."""
+    from curves.anchors import read_anchors
+    from curves.store import DEFAULT_ANCHORS_PATH
+
+    pts = sorted(
+        {
+            (float(r["params_b"]), float(r["energy_fp16_j1k"]))
+            for r in read_anchors(DEFAULT_ANCHORS_PATH)
+            if r["arch"] == arch
+        }
+    )
+    if not pts:
+        raise ValueError(f"no {arch} anchors")
+    sizes = sorted({n for n, _ in pts})
+    mean_at = {n: sum(e for m, e in pts if m == n) / sum(1 for m, _ in pts if m == n) for n in sizes}
+    if params_b <= sizes[0] or params_b >= sizes[-1]:
+        near = sizes[0] if params_b <= sizes[0] else sizes[-1]
+        return mean_at[
+            near
+        ], f"FP16 energy of the nearest {arch} anchor size ({near} B), quantized = FP16 x (1 + dE%)"
+    hi = next(n for n in sizes if n >= params_b)
+    lo = max(n for n in sizes if n <= params_b)
+    w = 0 if hi == lo else (params_b - lo) / (hi - lo)
+    return (
+        mean_at[lo] * (1 - w) + mean_at[hi] * w,
+        f"FP16 energy interpolated between {arch} anchors at {lo} and {hi} B, quantized = FP16 x (1 + dE%)",
+    )
+
+
 def reference_values(arch: str | None, precision: str, backend: str, params_b: float | None) -> dict:
     """(basis, dE%, sd, note) from curves.predict, or basis unavailable with the reason."""
     if arch is None:
@@ -24,6 +54,7 @@ def reference_values(arch: str | None, precision: str, backend: str, params_b: f
         if key is None:
             return {"basis": "unavailable", "pct": None, "note": f"no reference curve: {group}"}
         mean_pct, sd_pp = curves.predict(table, key, params_b)
+        fp16_mj, fp16_how = _fp16_energy(group.get("borrowed_from") or group.get("arch") or arch, params_b)
     except Exception as exc:  # curves missing or broken: say so rather than invent a number
         return {"basis": "unavailable", "pct": None, "note": f"reference curves unavailable ({exc})"}
     lo, hi = group.get("size_range_b", [None, None])
@@ -84,8 +115,8 @@ def reference_report(
             "measurement": {"method": "reference curve prediction (no measurement)", "sample_rate_hz": 0},
             "measurement_source": "reference-dataset",
             "results": {
-                "energy_per_token_mj": None,
-                "fp16_energy_per_token_mj": None,
+                "energy_per_token_mj": ref.get("quant_mj"),
+                "fp16_energy_per_token_mj": ref.get("fp16_mj"),
                 "vs_fp16_energy_pct": ref["pct"],
                 "avg_power_watts": None,
                 "throughput_tokens_per_s": None,

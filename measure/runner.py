@@ -238,19 +238,22 @@ def _quality(arms: dict, workload) -> dict:
 
 
 def _note(out: Outcome, prec: str, source: str) -> str:
+    parts = []
     if source == "simulated":
-        return "simulated power source (tests/demo): not a measurement"
+        parts.append("simulated power source (tests/demo): not a measurement")
     if out.interrupted:
-        return "interrupted before the protocol finished: partial data, not a measurement"
+        parts.append("interrupted before the protocol finished: partial data, not a measurement")
     if prec in out.failed:
-        return f"{prec} arm failed: {out.failed[prec]}"
-    if "FP16" in out.failed:
-        return f"FP16 baseline failed: {out.failed['FP16']}"
+        parts.append(f"{prec} arm failed: {out.failed[prec]}")
+    if "FP16" in out.failed and prec != "FP16":
+        parts.append(f"FP16 baseline failed: {out.failed['FP16']}")
     cfg = out.config
-    return (
-        f"results: ratio of totals over {cfg.block_tokens}-token generations; statistics: paired "
-        f"per-block dE% of {cfg.tokens}-token generations reconstructed from prefill + decode energy"
+    parts.append(
+        f"results and statistics: energy per generated token of {cfg.block_tokens}-token greedy generations "
+        f"(paired per block); phases: reconstructed to {cfg.tokens}-token generations from prefill + decode "
+        "energy, with a direct check"
     )
+    return "; ".join(parts)
 
 
 def _finish(

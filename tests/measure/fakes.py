@@ -1,0 +1,100 @@
+"""Hand-written fakes for the protocol tests: a clocked sampler and arms that advance a fake clock.
+
+FakeArm is the GPU seam: generating n tokens advances the shared FakeClock by n * seconds-per-token
+(scaled by a host-speed drift function), and the FakePowerSource on the same clock integrates the
+power trace over that time, so the true energy of every generation is known.
+"""
+
+from __future__ import annotations
+
+from measure.fake_power import FakeClock
+
+
+class ClockedSampler:
+    """Samples a power source at rate_hz on the fake clock, lazily, whenever the trace is read."""
+
+    kind = "process"
+
+    def __init__(self, source, clock: FakeClock, rate_hz: float = 100.0):
+        self.src, self.clock, self.rate_hz = source, clock, rate_hz
+        self.t: list[float] = []
+        self.p: list[float] = []
+        self.e: list[float] = []
+        self.started = self.stopped = False
+
+    def start(self) -> None:
+        self.started = True
+        self._next = self.clock()
+
+    def _catch_up(self) -> None:
+        now = self.clock.now_s
+        while self._next <= now:
+            saved = self.clock.now_s
+            self.clock.now_s = self._next
+            self.t.append(self._next)
+            self.p.append(self.src.power_w())
+            self.e.append(self.src.energy_j())
+            self.clock.now_s = saved
+            self._next += 1.0 / self.rate_hz
+
+    def wait_past(self, t_s: float, timeout_s: float = 2.0) -> None:
+        while self.clock.now_s <= t_s + 1.0 / self.rate_hz:
+            self.clock.sleep(1.0 / self.rate_hz)
+        self._catch_up()
+
+    def trace(self):
+        self._catch_up()
+        return self.t, self.p, self.e
+
+    def achieved_rate_hz(self):
+        return self.rate_hz if len(self.t) > 1 else None
+
+    def dropped(self) -> int:
+        return 0
+
+    def stop(self) -> None:
+        self._catch_up()
+        self.stopped = True
+
+
+class FakeArm:
+    """Generation advances the fake clock: prefill_s + (n - 1) * step_s, times drift(clock)."""
+
+    def __init__(self, clock: FakeClock, step_s: float, prefill_s: float, drift=lambda t: 1.0,
+                 params_b: float = 1.1, weight_bytes: int = 2_200_000_000, fail_after: int | None = None,
+                 interrupt_after: int | None = None, exc: BaseException | None = None):
+        self.clock, self.step_s, self.prefill_s, self.drift = clock, step_s, prefill_s, drift
+        self.params_b, self.weight_bytes = params_b, weight_bytes
+        self.calls = 0
+        self.fail_after, self.interrupt_after = fail_after, interrupt_after
+        self.exc = exc or RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB")
+
+    def generate(self, n: int) -> int:
+        self.calls += 1
+        if self.interrupt_after is not None and self.calls > self.interrupt_after:
+            raise KeyboardInterrupt
+        if self.fail_after is not None and self.calls > self.fail_after:
+            raise self.exc
+        base = self.prefill_s + (n - 1) * self.step_s
+        # the slowdown acts over the whole generation: evaluate it at the generation's midpoint
+        duration = base * self.drift(self.clock.now_s)
+        for _ in range(3):
+            duration = base * self.drift(self.clock.now_s + duration / 2)
+        self.clock.sleep(duration)
+        return n
+
+    def perplexity(self):
+        return None, "random-init weights"
+
+
+class FakeWorkload:
+    def __init__(self, arms: dict, fail_load: dict | None = None):
+        self.arms, self.fail_load = arms, fail_load or {}
+
+    def load(self, precision: str):
+        if precision in self.fail_load:
+            raise self.fail_load[precision]
+        return self.arms[precision]
+
+    def info(self) -> dict:
+        return {"model_revision": None, "prompt_tokens": 16}

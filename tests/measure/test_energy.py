@@ -1,0 +1,84 @@
+"""Energy math on synthetic traces with known integrals."""
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as hs
+
+from measure.energy import disagreement_pct, dynamic_j, integrate_j, power_at, reconstruct_per_token_j
+
+
+def test_constant_power_window_inside_samples():
+    t = [0.0, 0.01 * 1, 0.02, 0.03, 0.04]
+    p = [100.0] * 5
+    assert integrate_j(t, p, 0.005, 0.035) == pytest.approx(3.0)
+
+
+def test_linear_ramp_is_exact_with_interpolated_edges():
+    # P(t) = 100 + 50 t sampled every 0.1 s; the integral over [0.05, 0.93] is exact for a linear trace.
+    t = [i / 10 for i in range(11)]
+    p = [100 + 50 * x for x in t]
+    a, b = 0.05, 0.93
+    exact = 100 * (b - a) + 25 * (b * b - a * a)
+    assert integrate_j(t, p, a, b) == pytest.approx(exact, rel=1e-12)
+
+
+def test_window_between_two_samples():
+    t, p = [0.0, 1.0], [100.0, 200.0]
+    # inside one interval: trapezoid of the interpolated edges, 0.2 s around P = 150 W
+    assert integrate_j(t, p, 0.4, 0.6) == pytest.approx(30.0)
+
+
+def test_window_edges_clip_not_whole_intervals():
+    t, p = [0.0, 1.0, 2.0], [0.0, 100.0, 0.0]
+    # a naive sum of whole intervals touching [0.5, 1.5] would give 100 J; the clipped integral is 75 J
+    assert integrate_j(t, p, 0.5, 1.5) == pytest.approx(75.0)
+
+
+def test_beyond_trace_holds_edge_value():
+    t, p = [1.0, 2.0], [100.0, 100.0]
+    assert integrate_j(t, p, 0.5, 2.5) == pytest.approx(200.0)
+    assert power_at(t, p, 5.0) == 100.0
+
+
+def test_bad_windows_raise():
+    with pytest.raises(ValueError):
+        integrate_j([0.0, 1.0], [1.0, 1.0], 1.0, 0.5)
+    with pytest.raises(ValueError):
+        integrate_j([0.0, 1.0], [1.0], 0.0, 0.5)
+    assert integrate_j([0.0, 1.0], [1.0, 1.0], 0.3, 0.3) == 0.0
+
+
+@given(hs.floats(0.0, 0.98), hs.floats(0.001, 0.5), hs.floats(50, 700), hs.floats(-100, 100))
+def test_any_window_of_a_linear_trace(a, width, p0, slope):
+    t = [i / 100 for i in range(201)]
+    p = [p0 + slope * x for x in t]
+    b = a + width
+    exact = p0 * (b - a) + slope / 2 * (b * b - a * a)
+    assert math.isclose(integrate_j(t, p, a, b), exact, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def test_sine_trace_converges_at_100_hz():
+    f = 3.0
+    t = [i / 100 for i in range(501)]
+    p = [150 + 20 * math.sin(2 * math.pi * f * x) for x in t]
+    a, b = 0.123, 4.567
+    exact = 150 * (b - a) - 20 / (2 * math.pi * f) * (math.cos(2 * math.pi * f * b) - math.cos(2 * math.pi * f * a))
+    assert integrate_j(t, p, a, b) == pytest.approx(exact, rel=1e-4)
+
+
+def test_disagreement_and_dynamic():
+    assert disagreement_pct(100.0, 101.0) == pytest.approx(1.0)
+    assert disagreement_pct(0.0, 1.0) == math.inf
+    assert dynamic_j(130.0, 122.0, 1.0) == pytest.approx(8.0)
+
+
+def test_reconstruction_recovers_a_long_generation():
+    prefill, step = 0.5, 0.2
+    e32 = prefill + 31 * step
+    e256 = prefill + 255 * step
+    assert reconstruct_per_token_j(e32, 32, prefill, 256) == pytest.approx(e256 / 256)
+    assert reconstruct_per_token_j(e256, 256, 99.0, 256) == pytest.approx(e256 / 256)
+    with pytest.raises(ValueError):
+        reconstruct_per_token_j(1.0, 1, 0.1, 256)

@@ -1,0 +1,121 @@
+"""runner.run end to end over fakes: reports, exit statuses, fault paths, the no-GPU reference report."""
+
+import json
+from datetime import datetime, timezone
+
+import pytest
+
+from measure.fake_power import FakeClock, FakePowerSource
+from measure.protocol import ProtocolConfig
+from measure.report import MAX_REPORT_BYTES
+from measure.runner import EXIT_NO_GPU, EXIT_OK, EXIT_PARTIAL, Env, RunOptions, run
+from schema import check_report, is_measurement, validate
+from tests.measure.fakes import ClockedSampler, FakeArm, FakeWorkload
+
+STEPS = {"FP16": 0.020, "NF4": 0.026, "INT8": 0.050}
+
+
+def _env(clock, workload, name="NVIDIA H200"):
+    src = FakePowerSource([(0.0, 128.0), (0.3, 134.0), (0.6, 128.0)], clock=clock, name=name)
+    return Env(src, ClockedSampler(src, clock), lambda *a: workload, clock=clock, sleep=clock.sleep,
+               now_utc=lambda: datetime(2026, 12, 2, 13, 0, tzinfo=timezone.utc), device="cpu")
+
+
+def _arms(clock, **kw):
+    return {a: FakeArm(clock, s, 1.5 * s, **kw.get(a, {})) for a, s in STEPS.items()}
+
+
+def _opts(tmp_path, trials=5, **kw):
+    cfg = ProtocolConfig(tokens=256, block_tokens=32, trials=trials, duration_s=None, warmup_runs=1,
+                         prefill_reps=2, idle_window_s=1.0)
+    return RunOptions(synthetic="tinyllama-1.1b", out_dir=tmp_path, protocol=cfg, argv=["run"], **kw)
+
+
+def test_full_run_writes_schema_valid_simulated_reports(tmp_path):
+    clock = FakeClock(50.0)
+    res = run(_opts(tmp_path), _env(clock, FakeWorkload(_arms(clock))))
+    assert res.exit_code == EXIT_OK and [p.name for p in res.paths] == ["energy-nf4.json", "energy-int8.json"]
+    for path, true_pct in zip(res.paths, (30.0, 150.0), strict=True):
+        text = path.read_text()
+        assert len(text.encode()) < MAX_REPORT_BYTES
+        report, problems = check_report(text.encode())
+        assert [p for p in problems if p.severity == "error"] == []
+        assert report["measurement_source"] == "simulated" and report["results"]["basis"] == "unavailable"
+        assert not is_measurement(report)
+        assert report["system_under_test"]["gpu_arch"] == "hopper"
+        assert report["statistics"]["n_pairs"] == 5
+        # constant-ish power: dE% follows the time ratio of the fake arms
+        assert report["statistics"]["delta_e_pct"]["mean"] == pytest.approx(true_pct, abs=1.0)
+        assert report["arms"]["FP16"]["roofline_bound_tokens_per_s"] == pytest.approx(4800e9 / 2.2e9, rel=1e-4)
+        assert report["protocol"]["cooldown"]["rule"] == "loaded-idle"
+
+
+def test_same_inputs_give_byte_identical_reports(tmp_path):
+    texts = []
+    for sub in ("a", "b"):
+        clock = FakeClock(50.0)
+        res = run(_opts(tmp_path / sub), _env(clock, FakeWorkload(_arms(clock))))
+        texts.append([p.read_bytes() for p in res.paths])
+    assert texts[0] == texts[1]
+
+
+def test_one_precision_writes_energy_json(tmp_path):
+    clock = FakeClock(50.0)
+    res = run(_opts(tmp_path, precisions=("NF4",)), _env(clock, FakeWorkload(_arms(clock))))
+    assert [p.name for p in res.paths] == ["energy.json"]
+
+
+def test_failed_load_keeps_the_other_arm_and_exits_4(tmp_path):
+    clock = FakeClock(50.0)
+    wl = FakeWorkload(_arms(clock), fail_load={"INT8": RuntimeError("CUDA out of memory")})
+    res = run(_opts(tmp_path), _env(clock, wl))
+    assert res.exit_code == EXIT_PARTIAL and any(w.startswith("QJ403") for w in res.warnings)
+    nf4 = json.loads((tmp_path / "energy-nf4.json").read_text())
+    int8 = json.loads((tmp_path / "energy-int8.json").read_text())
+    assert nf4["statistics"]["n_pairs"] == 5
+    assert int8["arms"]["INT8"]["status"] == "unavailable" and "out of memory" in int8["arms"]["INT8"]["reason"]
+    assert int8["results"]["basis"] == "unavailable"
+    assert [p for p in validate(int8) if p.severity == "error"] == []
+
+
+def test_interrupt_writes_partial_unmeasured_reports(tmp_path):
+    clock = FakeClock(50.0)
+    wl = FakeWorkload(_arms(clock, NF4={"interrupt_after": 8}))
+    res = run(_opts(tmp_path, trials=10), _env(clock, wl))
+    assert res.exit_code == EXIT_PARTIAL and any(w.startswith("QJ404") for w in res.warnings)
+    rep = json.loads((tmp_path / "energy-nf4.json").read_text())
+    assert rep["results"]["basis"] == "unavailable" and "interrupted" in rep["results"]["note"]
+
+
+def test_unknown_gpu_is_refused_without_override(tmp_path):
+    from measure.codes import MeasureError
+
+    clock = FakeClock(50.0)
+    with pytest.raises(MeasureError) as err:
+        run(_opts(tmp_path), _env(clock, FakeWorkload(_arms(clock)), name="Tesla P100-PCIE-16GB"))
+    assert err.value.code == "QJ408"
+    res = run(_opts(tmp_path, gpu_arch="volta"),
+              _env(clock, FakeWorkload(_arms(clock)), name="Tesla P100-PCIE-16GB"))
+    assert json.loads(res.paths[0].read_text())["system_under_test"]["gpu_arch"] == "volta"
+
+
+def test_no_gpu_writes_a_reference_report_and_exits_3(tmp_path):
+    env = Env(None, None, None, reason="no CUDA GPU is visible to torch",
+              now_utc=lambda: datetime(2026, 12, 2, tzinfo=timezone.utc))
+    res = run(_opts(tmp_path, gpu_arch="ada"), env)
+    assert res.exit_code == EXIT_NO_GPU
+    rep = json.loads(res.paths[0].read_text())
+    assert rep["measurement_source"] == "reference-dataset"
+    assert rep["results"]["basis"] in ("interpolated", "extrapolated")
+    assert isinstance(rep["results"]["vs_fp16_energy_pct"], float)
+    assert "no CUDA GPU" in rep["results"]["note"] and rep["system_under_test"]["gpu"].startswith("none")
+    assert [p for p in validate(rep) if p.severity == "error"] == []
+    assert not is_measurement(rep)
+
+
+def test_no_gpu_and_no_arch_is_honest_about_it(tmp_path):
+    env = Env(None, None, None, reason="NVML unavailable")
+    res = run(_opts(tmp_path), env)
+    rep = json.loads(res.paths[0].read_text())
+    assert res.exit_code == EXIT_NO_GPU and rep["results"]["basis"] == "unavailable"
+    assert rep["results"]["vs_fp16_energy_pct"] is None and "--gpu-arch" in rep["results"]["note"]
