@@ -13,7 +13,7 @@ from scipy.optimize import least_squares
 from curves.anchors import normalise_rows
 from curves.model import MODEL_TEXT, THETA_NAMES, curve_pct, gradient
 
-CODE_VERSION = "quantjoule-curves-fit/1"
+CODE_VERSION = "quantjoule-curves-fit/2"
 
 DEFAULT_SETTINGS: dict = {
     "backend": "eager",
