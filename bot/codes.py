@@ -100,6 +100,12 @@ CODES: tuple[Code, ...] = (
         "GitHub token or repository missing",
         "Set GITHUB_TOKEN and pass --repo OWNER/NAME (Actions sets GITHUB_REPOSITORY).",
     ),
+    Code(
+        "QJ517",
+        "error",
+        "demo cannot run",
+        "Run the demo from a git checkout of quantjoule, with --out naming an empty or new directory.",
+    ),
 )
 
 _BY_CODE = {c.code: c for c in CODES}

@@ -162,8 +162,8 @@ def _accept(sub, ctx, grade, point, report, problems, by_sha, seen, used_paths) 
             problem(
                 "QJ506",
                 "results.basis is "
-                f"{render.short(report.get('results', {}).get('basis'))} from source "
-                f"{render.short(report.get('measurement_source'))}",
+                f"{_raw((report.get('results') or {}).get('basis'))} from source "
+                f"{_raw(report.get('measurement_source'))}",
                 "/results/basis",
             )
         )
@@ -293,3 +293,8 @@ def _curves():
     import curves
 
     return curves
+
+
+def _raw(value: object) -> str:
+    """A short plain rendering of a report value for a problem message (escaped later, when rendered)."""
+    return repr(value)[:60] if not isinstance(value, str) else value[:60]
