@@ -176,7 +176,7 @@ def _accept(sub, ctx, grade, point, report, problems, by_sha, seen, used_paths) 
         problems.append(problem("QJ505", f"already on file as {first[0]} from {first[1].get('issue_url')}"))
         point["duplicate_of"] = {"path": first[0], "issue_url": first[1].get("issue_url")}
         return
-    path = _record_path(sub.issue, report, used_paths)
+    path = record_path(sub.issue, report, used_paths)
     seen[sha] = point["index"]
     verdict = grade(report, ctx.curves)
     vd = verdict.to_dict() if hasattr(verdict, "to_dict") else dict(verdict)
@@ -184,7 +184,7 @@ def _accept(sub, ctx, grade, point, report, problems, by_sha, seen, used_paths) 
     if existing and existing.get("report_sha256") == sha and existing.get("issue") == sub.issue:
         record, point["status"] = existing, "already-recorded"
     else:
-        record, point["status"] = _record(sub, report, sha, vd, ctx.curves), "accepted"
+        record, point["status"] = make_record(sub, report, sha, vd, ctx.curves), "accepted"
     render_verdict = ctx.render_verdict or _curves().render_markdown
     point.update(
         label=vd.get("label", "ungraded"),
@@ -195,7 +195,7 @@ def _accept(sub, ctx, grade, point, report, problems, by_sha, seen, used_paths) 
     )
 
 
-def _record_path(issue: int, report: dict, used: set[str]) -> str:
+def record_path(issue: int, report: dict, used: set[str]) -> str:
     sut, workload = report.get("system_under_test") or {}, report.get("workload") or {}
     arch = re.sub(r"[^a-z0-9-]+", "-", str(sut.get("gpu_arch") or "").lower()).strip("-") or "unknown"
     precision = re.sub(r"[^A-Z0-9]+", "", str(workload.get("precision") or "").upper()) or "FP16"
@@ -207,7 +207,7 @@ def _record_path(issue: int, report: dict, used: set[str]) -> str:
     return check_path(path)
 
 
-def _record(sub: Submission, report: dict, sha: str, verdict: dict, curves: dict) -> dict:
+def make_record(sub: Submission, report: dict, sha: str, verdict: dict, curves: dict) -> dict:
     return {
         "record_version": RECORD_VERSION,
         "issue": sub.issue,
