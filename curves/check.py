@@ -30,7 +30,10 @@ class CheckResult:
         }
 
 
-def _not_graded(curves: dict, problems: list[Problem]) -> Verdict:
+def verdict_for(report: dict, problems: list[Problem], curves: dict) -> Verdict:
+    """The verdict of a report whose validation problems are known: errors make it ungraded (QJ307)."""
+    if not has_errors(problems):
+        return grade(report, curves)
     n = sum(p.severity == "error" for p in problems)
     return ungraded_verdict(
         "QJ307", f"the report has {n} validation error(s)", {"curves_version": curves.get("version")}, []
@@ -42,8 +45,7 @@ def check_report(report: dict | None, problems: list[Problem], curves: dict) -> 
     if report is None:
         return CheckResult(None, tuple(problems), None)
     found = list(problems) + list(validate(report))
-    verdict = _not_graded(curves, found) if has_errors(found) else grade(report, curves)
-    return CheckResult(report, tuple(found), verdict)
+    return CheckResult(report, tuple(found), verdict_for(report, found, curves))
 
 
 def check_text(text: str | bytes, curves: dict) -> CheckResult:

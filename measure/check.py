@@ -10,6 +10,10 @@ import click
 from rich.console import Console
 from rich.text import Text
 
+from curves import load_curves
+from curves.check import verdict_for
+from curves.grade import Verdict
+from curves.render import render_text
 from schema import check_report
 from schema.files import read_bytes
 from schema.parse import MAX_REPORT_BYTES
@@ -22,11 +26,12 @@ _UNREADABLE_CODES = ("QJ011",)
 
 @dataclass(frozen=True)
 class FileCheck:
-    """What checking one file found; the grading step adds its verdict next to these fields."""
+    """What checking one file found: its problems and the verdict the bot would give it."""
 
     path: str
     report: dict | None
     problems: tuple[Problem, ...]
+    verdict: Verdict | None = None
 
     @property
     def unreadable(self) -> bool:
@@ -57,15 +62,18 @@ class FileCheck:
         return {"file": self.path, "status": self.status, "schema_version": version,
                 "is_measurement": self.is_measurement,
                 "errors": self.errors, "warnings": self.warnings,
-                "problems": [p.to_dict() for p in self.problems]}
+                "problems": [p.to_dict() for p in self.problems],
+                "verdict": None if self.verdict is None else self.verdict.to_dict()}
 
 
-def check_data(path: str, data: bytes | None, read_problems: list[Problem]) -> FileCheck:
-    """Pure core: the check of one file's bytes (None with read_problems when it could not be read)."""
+def check_data(path: str, data: bytes | None, read_problems: list[Problem], curves: dict) -> FileCheck:
+    """Pure core: validate and grade one file's bytes (None with read_problems when it could not be read),
+    with the same validator and grader the bot uses."""
     if data is None:
         return FileCheck(path, None, tuple(read_problems))
     report, problems = check_report(data)
-    return FileCheck(path, report, tuple(problems))
+    verdict = None if report is None else verdict_for(report, problems, curves)
+    return FileCheck(path, report, tuple(problems), verdict)
 
 
 def exit_status(results: list[FileCheck]) -> int:
@@ -113,6 +121,8 @@ def render(results: list[FileCheck], console: Console) -> None:
             console.print(head)
             console.print(Text(f"      {p.message}"))
             console.print(Text(f"      hint: {p.hint}", style="dim"))
+        if result.verdict is not None:
+            console.print(Text(render_text(result.verdict).rstrip("\n")))
     if len(results) > 1:
         counts = {s: sum(r.status == s for r in results) for s in ("valid", "problems", "unreadable")}
         console.print(Text(f"{len(results)} files: {counts['valid']} valid, {counts['problems']} with "
@@ -123,12 +133,14 @@ def render(results: list[FileCheck], console: Console) -> None:
 @click.argument("files", nargs=-1, required=True, type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON list of results instead of text.")
 def check(files: tuple[str, ...], as_json: bool) -> None:
-    """Validate energy.json FILES (use - for standard input) and print each problem with a hint.
+    """Validate and grade energy.json FILES (use - for standard input): each problem with a hint, then the
+    verdict the bot would give.
 
     Exit status: 0 every file valid (warnings allowed), 1 problems found, 2 a file could not be read
     or the command was used wrongly.
     """
-    results = [check_data(path, *_read(path)) for path in files]
+    curves = load_curves()
+    results = [check_data(path, *_read(path), curves) for path in files]
     if as_json:
         click.echo(json.dumps([r.to_dict() for r in results], indent=2, ensure_ascii=False))
     else:

@@ -7,6 +7,7 @@ import json
 from click.testing import CliRunner
 from schema_helpers import INVALID, VALID
 
+from curves import load_curves
 from measure.check import FileCheck, check_data, exit_status
 from measure.cli import main
 from schema.problem import problem
@@ -14,6 +15,8 @@ from schema.problem import problem
 GOOD = str(VALID / "v2-measured-nf4-hopper.json")
 BAD = str(INVALID / "QJ203-delta-disagrees.json")
 WARN = str(INVALID / "QJ210-counter-trace-disagree.json")
+
+CURVES = load_curves()
 
 
 def run(*args: str, stdin: bytes | None = None):
@@ -138,4 +141,18 @@ def test_check_data_is_the_same_verdict_as_the_validator():
     from schema import check_report
 
     data = (INVALID / "QJ211-params-disagree.json").read_bytes()
-    assert check_data("x", data, []).problems == tuple(check_report(data)[1])
+    assert check_data("x", data, [], CURVES).problems == tuple(check_report(data)[1])
+
+
+def test_check_prints_the_same_verdict_as_bot_grade():
+    from click.testing import CliRunner
+
+    from bot.cli import main as bot_main
+    from measure.cli import main as measure_main
+
+    path = str(VALID / "legacy-1.1-measured-direct-nvml.json")
+    checked = json.loads(CliRunner().invoke(measure_main, ["check", "--json", path]).output)[0]
+    graded = json.loads(CliRunner().invoke(bot_main, ["grade", "--json", path]).output)
+    graded = graded[0] if isinstance(graded, list) else graded
+    assert checked["verdict"]["label"] == "confirmation"
+    assert checked["verdict"] == graded["verdict"]

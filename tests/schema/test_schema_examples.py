@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from schema_helpers import EXAMPLES, INVALID, VALID, codes_of, load, load_generator
 
+from curves import load_curves
 from measure.check import check_data, exit_status
 from schema import check_report, is_measurement, validate
 from schema.codes import codes, get
@@ -12,6 +13,8 @@ from schema.files import read_bytes, read_report_file
 
 INVALID_FILES = sorted(INVALID.iterdir())
 VALID_FILES = sorted(VALID.iterdir())
+
+CURVES = load_curves()
 
 
 def test_enough_examples():
@@ -22,7 +25,7 @@ def test_enough_examples():
 @pytest.mark.parametrize("path", INVALID_FILES, ids=lambda p: p.name)
 def test_invalid_example_gives_exactly_its_code(path):
     expected = path.name[:5]
-    result = check_data(str(path), *read_bytes(path))
+    result = check_data(str(path), *read_bytes(path), CURVES)
     assert codes_of(result.problems) == [expected]
     if get(expected).severity == "error":
         assert result.status in ("problems", "unreadable")
@@ -105,5 +108,5 @@ def test_ten_thousand_deep_is_a_coded_problem(text):
 def test_ten_thousand_deep_file_through_check(tmp_path):
     deep = tmp_path / "deep.json"
     deep.write_text("[" * 10_000 + "]" * 10_000)
-    result = check_data(str(deep), *read_bytes(deep))
+    result = check_data(str(deep), *read_bytes(deep), CURVES)
     assert codes_of(result.problems) == ["QJ007"] and exit_status([result]) == 1
