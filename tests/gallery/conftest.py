@@ -89,6 +89,31 @@ def write_repo(root: Path, records: list[dict], curves: dict) -> Path:
     return root
 
 
+SMALL_GROUPS = ("ada/NF4/eager", "ampere/NF4/eager", "hopper/NF4/eager")
+
+
+@pytest.fixture(scope="session")
+def small(records, curves) -> tuple[list[dict], dict]:
+    """Fewer plots for the tests that build many times: three real groups of curves.json and the records
+    whose plots they are, plus the architecture with no curve (volta)."""
+    groups = {key: curves["groups"][key] for key in SMALL_GROUPS}
+    keep = {tuple(key.split("/")[:2]) for key in SMALL_GROUPS} | {("volta", "NF4")}
+    chosen = [
+        r
+        for r in records
+        if (r["report"]["system_under_test"]["gpu_arch"], r["report"]["workload"]["precision"]) in keep
+    ]
+    return chosen, {**curves, "groups": groups}
+
+
+@pytest.fixture(scope="session")
+def rendered(records, curves) -> dict[str, bytes]:
+    """render_files of the shared records, computed once."""
+    from gallery import render_files
+
+    return render_files(records, curves)
+
+
 @pytest.fixture(scope="session")
 def built(tmp_path_factory, records, curves):
     """One full build shared by the read-only tests: (repo root, BuildResult)."""

@@ -22,10 +22,33 @@ CARDS = {
     "hopper": ("NVIDIA H200", 700.0),
     "volta": ("Tesla V100-SXM2-32GB", 300.0),
 }
-MODELS = (("Qwen2-0.5B", 0.494), ("TinyLlama-1.1B", 1.1), ("Qwen2-1.5B", 1.544), ("Qwen2.5-3B", 3.086),
-          ("Qwen2-7B", 7.616), ("Mistral-7B", 7.242), ("Yi-1.5-9B", 8.829), ("Qwen2.5-14B", 14.77))
-T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
-        11: 2.201, 12: 2.179, 14: 2.145, 19: 2.093, 29: 2.045}
+MODELS = (
+    ("Qwen2-0.5B", 0.494),
+    ("TinyLlama-1.1B", 1.1),
+    ("Qwen2-1.5B", 1.544),
+    ("Qwen2.5-3B", 3.086),
+    ("Qwen2-7B", 7.616),
+    ("Mistral-7B", 7.242),
+    ("Yi-1.5-9B", 8.829),
+    ("Qwen2.5-14B", 14.77),
+)
+T975 = {
+    1: 12.706,
+    2: 4.303,
+    3: 3.182,
+    4: 2.776,
+    5: 2.571,
+    6: 2.447,
+    7: 2.365,
+    8: 2.306,
+    9: 2.262,
+    10: 2.228,
+    11: 2.201,
+    12: 2.179,
+    14: 2.145,
+    19: 2.093,
+    29: 2.045,
+}
 
 
 def _t975(dof: int) -> float:
@@ -37,10 +60,22 @@ def _throughput(trials: list[dict]) -> float:
     return sum(t["tokens"] for t in trials) / sum(t["duration_s"] for t in trials)
 
 
-def make_report(*, arch: str, model: str, params_b: float, precision: str, delta_pct: float, seed: int,
-                blocks: int = 8, noise_pp: float = 2.0, weights: str = "random-init",
-                source: str = "nvml-energy-counter", basis: str = "measured", backend: str = "eager",
-                tokens: int = 256) -> dict:
+def make_report(
+    *,
+    arch: str,
+    model: str,
+    params_b: float,
+    precision: str,
+    delta_pct: float,
+    seed: int,
+    blocks: int = 8,
+    noise_pp: float = 2.0,
+    weights: str = "random-init",
+    source: str = "nvml-energy-counter",
+    basis: str = "measured",
+    backend: str = "eager",
+    tokens: int = 256,
+) -> dict:
     """A consistent quantjoule-energy/2.0 report whose paired ΔE% scatters around `delta_pct`."""
     rng = random.Random(seed)
     gpu, limit_w = CARDS.get(arch, ("Test GPU", 300.0))
@@ -57,12 +92,21 @@ def make_report(*, arch: str, model: str, params_b: float, precision: str, delta
         for arm in pair:
             energy_j = per_token[arm] * tokens / 1000
             duration_s = energy_j / power_w
-            trials.append({
-                "block": block, "arm": arm, "counter_energy_j": energy_j, "trace_energy_j": energy_j * 1.002,
-                "duration_s": duration_s, "tokens": tokens, "mean_power_w": energy_j / duration_s,
-                "start_temp_c": 40.0, "idle_power_w": power_w * 0.9, "dynamic_energy_j": energy_j * 0.1,
-                "status": "ok",
-            })
+            trials.append(
+                {
+                    "block": block,
+                    "arm": arm,
+                    "counter_energy_j": energy_j,
+                    "trace_energy_j": energy_j * 1.002,
+                    "duration_s": duration_s,
+                    "tokens": tokens,
+                    "mean_power_w": energy_j / duration_s,
+                    "start_temp_c": 40.0,
+                    "idle_power_w": power_w * 0.9,
+                    "dynamic_energy_j": energy_j * 0.1,
+                    "status": "ok",
+                }
+            )
     own = [t for t in trials if t["arm"] == precision]
     base = [t for t in trials if t["arm"] == "FP16"]
     total_j = sum(t["counter_energy_j"] for t in own)
@@ -73,9 +117,15 @@ def make_report(*, arch: str, model: str, params_b: float, precision: str, delta
     mean = statistics.fmean(deltas)
     sd = statistics.stdev(deltas) if len(deltas) > 1 else 0.0
     half = _t975(len(deltas) - 1) * sd / math.sqrt(len(deltas)) if len(deltas) > 1 else 0.0
-    summary = {"median": statistics.median(deltas), "mean": mean, "sd": sd,
-               "cv": abs(sd / mean) if mean else 0.0, "ci95_low": mean - half, "ci95_high": mean + half,
-               "ci95_half_width_pp": half}
+    summary = {
+        "median": statistics.median(deltas),
+        "mean": mean,
+        "sd": sd,
+        "cv": abs(sd / mean) if mean else 0.0,
+        "ci95_low": mean - half,
+        "ci95_high": mean + half,
+        "ci95_half_width_pp": half,
+    }
     return {
         "schema_version": "quantjoule-energy/2.0",
         "benchmark": "quantjoule",
@@ -83,37 +133,88 @@ def make_report(*, arch: str, model: str, params_b: float, precision: str, delta
         "certified_benchmark_result": False,
         "timestamp_utc": "2026-11-20T10:00:00Z",
         "tool": {"name": "quantjoule-measure", "version": "0.1.0"},
-        "system_under_test": {"gpu": gpu, "gpu_arch": arch, "accelerator_count": 1, "power_limit_w": limit_w,
-                              "host": "test fixture"},
-        "workload": {"model_name": model, "model_id": f"synthetic:{model.lower()}", "model_revision": None,
-                     "params_b": params_b, "precision": precision, "batch_size": 1, "weights": weights,
-                     "backend": backend, "prompt_tokens": 16, "new_tokens": tokens, "decoding": "greedy"},
-        "measurement": {"method": "fixture: interleaved paired blocks", "sample_rate_hz": 100,
-                        "tokens_per_run": tokens, "iterations": blocks, "warmup": 1},
+        "system_under_test": {
+            "gpu": gpu,
+            "gpu_arch": arch,
+            "accelerator_count": 1,
+            "power_limit_w": limit_w,
+            "host": "test fixture",
+        },
+        "workload": {
+            "model_name": model,
+            "model_id": f"synthetic:{model.lower()}",
+            "model_revision": None,
+            "params_b": params_b,
+            "precision": precision,
+            "batch_size": 1,
+            "weights": weights,
+            "backend": backend,
+            "prompt_tokens": 16,
+            "new_tokens": tokens,
+            "decoding": "greedy",
+        },
+        "measurement": {
+            "method": "fixture: interleaved paired blocks",
+            "sample_rate_hz": 100,
+            "tokens_per_run": tokens,
+            "iterations": blocks,
+            "warmup": 1,
+        },
         "measurement_source": source,
         "results": {
-            "energy_per_token_mj": per_token_mj, "fp16_energy_per_token_mj": fp16_mj,
-            "vs_fp16_energy_pct": (per_token_mj / fp16_mj - 1) * 100, "avg_power_watts": total_j / duration,
-            "throughput_tokens_per_s": n_tokens / duration, "total_energy_joules": total_j,
-            "tokens_generated": n_tokens, "basis": basis, "note": FIXTURE_NOTE, "duration_s": duration,
+            "energy_per_token_mj": per_token_mj,
+            "fp16_energy_per_token_mj": fp16_mj,
+            "vs_fp16_energy_pct": (per_token_mj / fp16_mj - 1) * 100,
+            "avg_power_watts": total_j / duration,
+            "throughput_tokens_per_s": n_tokens / duration,
+            "total_energy_joules": total_j,
+            "tokens_generated": n_tokens,
+            "basis": basis,
+            "note": FIXTURE_NOTE,
+            "duration_s": duration,
         },
-        "protocol": {"design": "interleaved-blocks", "warmup_runs": 1, "trials": blocks,
-                     "block_tokens": tokens, "iterations_per_trial": 1, "arm_order": order, "seed": seed,
-                     "cooldown": {"rule": "none"},
-                     "sampler": "process"},
+        "protocol": {
+            "design": "interleaved-blocks",
+            "warmup_runs": 1,
+            "trials": blocks,
+            "block_tokens": tokens,
+            "iterations_per_trial": 1,
+            "arm_order": order,
+            "seed": seed,
+            "cooldown": {"rule": "none"},
+            "sampler": "process",
+        },
         "trials": trials,
-        "statistics": {"n_pairs": blocks, "delta_e_pct": summary,
-                       "ci_method": "t interval over per-block paired dE%"},
-        "agreement": {"counter_vs_trace_median_pct": 0.2, "counter_vs_trace_max_pct": 0.2,
-                      "threshold_pct": 5.0},
-        "arms": {
-            "FP16": {"energy_per_token_mj": fp16_mj, "throughput_tokens_per_s": _throughput(base),
-                     "status": "ok", "reason": None},
-            precision: {"energy_per_token_mj": per_token_mj, "throughput_tokens_per_s": _throughput(own),
-                        "status": "ok", "reason": None},
+        "statistics": {
+            "n_pairs": blocks,
+            "delta_e_pct": summary,
+            "ci_method": "t interval over per-block paired dE%",
         },
-        "software": {"python": "3.11", "packages": {"torch": "2.13.0", "bitsandbytes": "0.50.2"},
-                     "torch_cuda": None, "nvidia_driver": None},
+        "agreement": {
+            "counter_vs_trace_median_pct": 0.2,
+            "counter_vs_trace_max_pct": 0.2,
+            "threshold_pct": 5.0,
+        },
+        "arms": {
+            "FP16": {
+                "energy_per_token_mj": fp16_mj,
+                "throughput_tokens_per_s": _throughput(base),
+                "status": "ok",
+                "reason": None,
+            },
+            precision: {
+                "energy_per_token_mj": per_token_mj,
+                "throughput_tokens_per_s": _throughput(own),
+                "status": "ok",
+                "reason": None,
+            },
+        },
+        "software": {
+            "python": "3.11",
+            "packages": {"torch": "2.13.0", "bitsandbytes": "0.50.2"},
+            "torch_cuda": None,
+            "nvidia_driver": None,
+        },
         "provenance": {"tool_version": "0.1.0", "command": FIXTURE_NOTE},
     }
 
@@ -132,14 +233,23 @@ def make_legacy_report(*, arch: str, model: str, params_b: float, precision: str
         "scenario": "SingleStream",
         "system_under_test": {"gpu": gpu, "gpu_arch": arch, "accelerator_count": 1},
         "workload": {"model_name": model, "params_b": params_b, "precision": precision, "batch_size": 1},
-        "measurement": {"method": "fixture", "sample_rate_hz": 10, "tokens_per_run": 256, "iterations": 10,
-                        "warmup": 1},
+        "measurement": {
+            "method": "fixture",
+            "sample_rate_hz": 10,
+            "tokens_per_run": 256,
+            "iterations": 10,
+            "warmup": 1,
+        },
         "measurement_source": "direct-nvml",
         "results": {
-            "energy_per_token_mj": quant, "fp16_energy_per_token_mj": fp16,
+            "energy_per_token_mj": quant,
+            "fp16_energy_per_token_mj": fp16,
             "vs_fp16_energy_pct": round((quant / fp16 - 1) * 100, 3),
-            "avg_power_watts": round(quant * throughput / 1000, 4), "throughput_tokens_per_s": throughput,
-            "total_energy_joules": round(total, 4), "tokens_generated": tokens, "basis": "measured",
+            "avg_power_watts": round(quant * throughput / 1000, 4),
+            "throughput_tokens_per_s": throughput,
+            "total_energy_joules": round(total, 4),
+            "tokens_generated": tokens,
+            "basis": "measured",
             "note": FIXTURE_NOTE,
         },
     }
@@ -150,9 +260,18 @@ def canonical_sha256(report: dict) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def make_record(report: dict, *, issue: int, curves: dict, submitted_at: str, login: str = "fixture-user",
-                handle: str = "Fixture User", affiliation: str = "test fixture", notes: str = FIXTURE_NOTE,
-                repo: str = "quantjoule/quantjoule") -> dict:
+def make_record(
+    report: dict,
+    *,
+    issue: int,
+    curves: dict,
+    submitted_at: str,
+    login: str = "fixture-user",
+    handle: str = "Fixture User",
+    affiliation: str = "test fixture",
+    notes: str = FIXTURE_NOTE,
+    repo: str = "quantjoule/quantjoule",
+) -> dict:
     """A record shaped as docs/CONTRACTS.md says, graded by the real grader against `curves`."""
     from curves.grade import grade
 
@@ -190,12 +309,26 @@ def population(curves: dict, n: int, seed: int = 7, blocks: int = 8) -> list[dic
         expected = predict(curves, key, size)[0] if key else 20.0
         # Every fourth point is pushed far from the curve so contradictions exist alongside confirmations.
         offset = rng.choice((-1, 1)) * rng.uniform(25, 60) if i % 4 == 3 else rng.gauss(0, 2)
-        report = make_report(arch=arch, model=model, params_b=size, precision=precision,
-                             delta_pct=expected + offset, seed=seed * 100003 + i, blocks=blocks,
-                             weights="random-init" if i % 5 == 0 else "pretrained")
+        report = make_report(
+            arch=arch,
+            model=model,
+            params_b=size,
+            precision=precision,
+            delta_pct=expected + offset,
+            seed=seed * 100003 + i,
+            blocks=blocks,
+            weights="random-init" if i % 5 == 0 else "pretrained",
+        )
         day = 1 + (i * 7919) % 28
         month = 1 + (i // 28) % 12
-        records.append(make_record(report, issue=100 + i, curves=curves,
-                                   submitted_at=f"2026-{month:02d}-{day:02d}T{(i % 24):02d}:00:00Z",
-                                   login=f"user{i % 37}", handle=f"Contributor {i % 37}"))
+        records.append(
+            make_record(
+                report,
+                issue=100 + i,
+                curves=curves,
+                submitted_at=f"2026-{month:02d}-{day:02d}T{(i % 24):02d}:00:00Z",
+                login=f"user{i % 37}",
+                handle=f"Contributor {i % 37}",
+            )
+        )
     return records

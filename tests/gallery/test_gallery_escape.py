@@ -46,8 +46,15 @@ def test_html_escape_round_trips_through_an_html_parser(text):
 
 def test_only_plain_github_https_urls_are_linked():
     assert safe_url("https://github.com/o/r/issues/12") == "https://github.com/o/r/issues/12"
-    for bad in ("javascript:alert(1)", "https://evil.example/o/r", "http://github.com/o/r", "https://github.com/o/r\"x",
-                "https://github.com/o/r/issues/1 onmouseover=1", None, 12):
+    for bad in (
+        "javascript:alert(1)",
+        "https://evil.example/o/r",
+        "http://github.com/o/r",
+        'https://github.com/o/r"x',
+        "https://github.com/o/r/issues/1 onmouseover=1",
+        None,
+        12,
+    ):
         assert safe_url(bad) is None
 
 

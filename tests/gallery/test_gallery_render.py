@@ -22,11 +22,6 @@ def _table_rows(readme: str) -> list[list[str]]:
 
 
 @pytest.fixture(scope="module")
-def rendered(records, curves):
-    return render_files(records, curves)
-
-
-@pytest.fixture(scope="module")
 def model(records, curves):
     return compose(records, curves)
 
