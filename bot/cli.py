@@ -43,7 +43,11 @@ def _forge(
     repo = repo or os.environ.get("GITHUB_REPOSITORY")
     if not token or not repo:
         raise BotError(problem("QJ516", "GITHUB_TOKEN is not set" if not token else "no --repo given"))
-    return GitHubForge(repo, token, api_url=api_url, bot_login=bot_login or "github-actions[bot]")
+    # PyGithub's pacing between calls (GitHub's advice for api.github.com) is kept for github.com only.
+    throttle = api_url.rstrip("/") == "https://api.github.com"
+    return GitHubForge(
+        repo, token, api_url=api_url, bot_login=bot_login or "github-actions[bot]", throttle=throttle
+    )
 
 
 def _forge_options(fn):
