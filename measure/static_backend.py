@@ -29,6 +29,8 @@ while capturing). That surfaces as ``StaticCaptureFailed`` with the underlying m
 
 from __future__ import annotations
 
+import contextlib
+
 import torch
 
 
@@ -92,27 +94,38 @@ class _Plan:
         self.pos.add_(1)
         self.step.add_(1)
 
+    def warmup(self) -> None:
+        """Prefill and up to two decode steps, uncaptured: allocates the (lazy) cache, warms the kernels.
+
+        Never more steps than the plan holds: a step past ``new_tokens`` would index past ``out`` and the
+        cache (on CUDA a device-side assert that poisons the context), so n = 1 warms the prefill only.
+        """
+        self.prefill()
+        for _ in range(min(2, self.new_tokens - 1)):
+            self.decode_step()
+
     def capture(self) -> None:
-        """Warm up on a side stream, then capture prefill and one decode step (CUDA only)."""
+        """Warm up on a side stream, then capture prefill and (for n > 1) one decode step (CUDA only)."""
         side = torch.cuda.Stream()
         side.wait_stream(torch.cuda.current_stream())
         try:
             with torch.cuda.stream(side):
-                # The first prefill also allocates the cache tensors (StaticCache initialises lazily).
-                for _ in range(2):
-                    self.prefill()
-                    self.decode_step()
+                self.warmup()
             torch.cuda.current_stream().wait_stream(side)
             torch.cuda.synchronize()
             pool = torch.cuda.graph_pool_handle()
-            g_prefill, g_step = torch.cuda.CUDAGraph(), torch.cuda.CUDAGraph()
+            g_prefill, g_step = torch.cuda.CUDAGraph(), None
             with torch.cuda.graph(g_prefill, pool=pool, capture_error_mode="thread_local"):
                 self.prefill()
-            with torch.cuda.graph(g_step, pool=pool, capture_error_mode="thread_local"):
-                self.decode_step()
+            if self.new_tokens > 1:
+                g_step = torch.cuda.CUDAGraph()
+                with torch.cuda.graph(g_step, pool=pool, capture_error_mode="thread_local"):
+                    self.decode_step()
             torch.cuda.synchronize()
         except Exception as exc:  # any refusal during capture is reported, the arm stays usable for eager
-            torch.cuda.synchronize()
+            # a capture error can surface again at this sync; the first message is the useful one
+            with contextlib.suppress(Exception):
+                torch.cuda.synchronize()
             first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise StaticCaptureFailed(f"{type(exc).__name__}: {first_line}") from exc
         self.graphs = (g_prefill, g_step)
@@ -136,8 +149,11 @@ class StaticDecoder:
     ``generate(n)`` runs it. Plans are kept per length (a protocol uses one or two lengths).
     """
 
-    def __init__(self, model, prompt_ids: torch.Tensor, eos_ids: list[int], max_plans: int = 4):
+    def __init__(self, model, prompt_ids: torch.Tensor, eos_ids: list[int], max_plans: int = 4,
+                 capture: bool | None = None):
         self._model = model
+        # capture=False on CUDA runs the same step loop uncaptured: the check that capture changes nothing.
+        self._capture = prompt_ids.device.type == "cuda" if capture is None else capture
         self._prompt_ids = prompt_ids
         self._eos_ids = list(eos_ids)
         self._max_plans = max_plans
@@ -146,7 +162,7 @@ class StaticDecoder:
 
     @property
     def captured(self) -> bool:
-        return self._prompt_ids.device.type == "cuda"
+        return self._capture
 
     def prepare(self, new_tokens: int) -> None:
         if new_tokens in self._plans:
@@ -157,6 +173,8 @@ class StaticDecoder:
         with torch.inference_mode():
             if self.captured:
                 plan.capture()
+            else:
+                plan.warmup()
         self._plans[new_tokens] = plan
 
     def generate(self, new_tokens: int) -> int:
@@ -164,7 +182,7 @@ class StaticDecoder:
         plan = self._plans[new_tokens]
         with torch.inference_mode():
             plan.run()
-        if self.captured:
+        if self._prompt_ids.is_cuda:
             torch.cuda.synchronize()
         self._last = plan
         return new_tokens

@@ -34,7 +34,8 @@ curves used); ``static`` = ``measure.static_backend`` (StaticCache, CUDA-graph r
 halving ``numel()``, so a ``Params4bit`` is counted by the original shape kept in its ``quant_state``;
 int8 and float parameters by ``numel()``; tied weights once. ``weight_bytes`` is the bytes of every
 parameter plus its quantization state (4-bit absmax, quant map, nested statistics; int8 row scales), as
-stored on the device: what one decode step reads. Buffers (rotary frequencies) are not counted.
+stored on the device: what one decode step reads, taken after one forward pass because bitsandbytes
+settles some layouts lazily. Buffers (rotary frequencies) are not counted.
 
 Failures raise ``WorkloadError`` subclasses carrying ``kind`` and ``hint``: out of memory, load failure,
 unavailable device, missing dependency, static capture refused (LLM.int8() cannot be captured; see
@@ -237,7 +238,9 @@ class Workload:
                     spec = synthetic.get_spec(self.spec.synthetic)
                 except synthetic.UnknownSyntheticModel as exc:
                     raise ModelLoadFailed(str(exc), hint="pick a name from the list") from exc
-                self._source = str(synthetic.materialize(spec, self.seed, self.cache_dir))
+                torch, _ = _stack()
+                init_on = self._device_str(torch)
+                self._source = str(synthetic.materialize(spec, self.seed, self.cache_dir, device=init_on))
             else:
                 self._source = str(self.spec.model_id)
         return self._source
@@ -279,10 +282,16 @@ class Workload:
         try:
             model = self._from_pretrained(transformers, torch, precision, device, torch.float16)
             dtype = torch.float16
-            if precision == "FP16" and device == "cpu" and not _runs(torch, model):
+            # One forward always: it detects a CPU without float16 kernels, and lets bitsandbytes settle
+            # its lazy layouts (int8 scales move to the module state; CPU 4-bit weights are repacked)
+            # before weight_bytes is read.
+            if not _runs(torch, model):
+                if not (precision == "FP16" and device == "cpu"):
+                    _runs(torch, model, strict=True)
                 del model
                 model = self._from_pretrained(transformers, torch, precision, device, torch.float32)
                 dtype = torch.float32
+                _runs(torch, model, strict=True)
         except WorkloadError:
             raise
         except Exception as exc:
@@ -313,13 +322,15 @@ class Workload:
         _free(torch)
 
 
-def _runs(torch, model) -> bool:
+def _runs(torch, model, strict: bool = False) -> bool:
     """True when a one-token forward works (CPU builds without float16 kernels fail here)."""
     try:
         with torch.inference_mode():
             model(input_ids=torch.zeros(1, 1, dtype=torch.long, device=model.device))
         return True
     except RuntimeError:
+        if strict:
+            raise
         return False
 
 
@@ -505,25 +516,30 @@ def _count_params(model) -> int:
     return total
 
 
-def _quant_tensors(param):
+def _quant_tensors(module, param):
     state = getattr(param, "quant_state", None)
     if state is not None:
         yield from (state.absmax, state.code, getattr(state, "offset", None))
         nested = getattr(state, "state2", None)
         if nested is not None:
             yield from (nested.absmax, nested.code)
+    # LLM.int8() row scales start on the weight and move to the module's state at the first forward.
     yield getattr(param, "SCB", None)
+    yield getattr(getattr(module, "state", None), "SCB", None)
 
 
 def _weight_bytes(model) -> int:
+    import torch
+
     seen: set[tuple[int, int]] = set()
     total = 0
-    for param in _unique_params(model):
-        for tensor in (param, *_quant_tensors(param)):
-            if tensor is None or not hasattr(tensor, "untyped_storage"):
-                continue
-            key = (tensor.data_ptr(), tensor.numel())
-            if key not in seen:
-                seen.add(key)
-                total += tensor.numel() * tensor.element_size()
+    for module in model.modules():
+        for param in module.parameters(recurse=False):
+            for tensor in (param, *_quant_tensors(module, param)):
+                if not isinstance(tensor, torch.Tensor):
+                    continue
+                key = (tensor.data_ptr(), tensor.numel())
+                if key not in seen:
+                    seen.add(key)
+                    total += tensor.numel() * tensor.element_size()
     return total

@@ -37,7 +37,12 @@ def tiny_model_dir(eager_workload):
     return Path(eager_workload.source())
 
 
-def copy_model(src, dst, **config_overrides):
+@pytest.fixture(scope="session")
+def copy_model():
+    return _copy_model
+
+
+def _copy_model(src, dst, **config_overrides):
     """Copy a saved model directory, editing config.json and generation_config.json fields."""
     shutil.copytree(src, dst)
     for name in ("config.json", "generation_config.json"):
