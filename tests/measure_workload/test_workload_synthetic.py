@@ -68,3 +68,26 @@ def test_materialize_is_seeded_and_reused(tmp_path):
 def test_cache_dir_from_environment(tmp_path, monkeypatch):
     monkeypatch.setenv(synthetic.CACHE_ENV, str(tmp_path))
     assert synthetic.default_cache_dir() == tmp_path
+
+
+def test_tied_qwen2_shape_materialises_with_tied_head(tmp_path):
+    """Qwen2 shapes tie lm_head to the embedding and carry q/k/v biases: init and save must keep both."""
+    import dataclasses
+
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    spec = dataclasses.replace(
+        get_spec("qwen2-0.5b"), name="tiny-qwen2", hidden_size=128, intermediate_size=256,
+        num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, vocab_size=1024,
+    )
+    directory = materialize(spec, seed=0, cache_dir=tmp_path)
+    model = AutoModelForCausalLM.from_pretrained(directory, dtype=torch.float16)
+    assert model.lm_head.weight.data_ptr() == model.get_input_embeddings().weight.data_ptr()
+    assert sum(p.numel() for p in model.parameters()) == count_params_meta(spec)
+    bias = model.model.layers[0].self_attn.q_proj.bias
+    assert bias is not None and torch.count_nonzero(bias) == 0
+    norm = model.model.layers[0].input_layernorm.weight
+    assert torch.all(norm == 1)
+    weight = model.model.layers[0].mlp.up_proj.weight.float()
+    assert abs(weight.std().item() - 0.02) < 0.002 and abs(weight.mean().item()) < 0.002
