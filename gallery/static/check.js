@@ -894,7 +894,10 @@
     var found = versionProblems(rules, report);
     if (found.length) { return found; }
     found = nonFinitePaths(report).map(function (p) { return problem(rules, 'QJ206', pointer(p), pointer(p) + ' is not a finite number'); });
-    found = found.concat(structureProblems(rules, ctx, report, report.schema_version));
+    // A non-finite number also breaks range rules; its one problem is that it is not finite.
+    var located = {};
+    found.forEach(function (p) { located[p.path] = true; });
+    found = found.concat(structureProblems(rules, ctx, report, report.schema_version).filter(function (p) { return !located[p.path]; }));
     if (!hasErrors(found)) {
       found = found.concat(sourceProblems(rules, report), arithmeticProblems(rules, ctx, report), valueProblems(rules, report),
         identityProblems(rules, report), baselineProblems(rules, report));
@@ -1002,6 +1005,72 @@
     Object.keys(base).forEach(function (k) { f[k] = base[k]; });
     return verdict(f);
   }
+  /* math.hypot as Python computes it, correctly rounded: a² + b² kept exactly as a double-double, a
+   * Newton step on its square root, then the neighbour whose square is nearest the exact sum. */
+  function split(a) { var c = 134217729 * a; var hi = c - (c - a); return [hi, a - hi]; }
+  function twoProduct(a, b) {
+    var p = a * b;
+    var sa = split(a);
+    var sb = split(b);
+    return [p, ((sa[0] * sb[0] - p) + sa[0] * sb[1] + sa[1] * sb[0]) + sa[1] * sb[1]];
+  }
+  function twoSum(a, b) { var s = a + b; var bb = s - a; return [s, (a - (s - bb)) + (b - bb)]; }
+  function nextAfter(x, up) {
+    var view = new DataView(new ArrayBuffer(8));
+    view.setFloat64(0, x);
+    var bits = view.getBigUint64(0);
+    view.setBigUint64(0, up ? bits + 1n : bits - 1n);
+    return view.getFloat64(0);
+  }
+  function hypot(a, b) {
+    a = Math.abs(a);
+    b = Math.abs(b);
+    var big = Math.max(a, b);
+    // Outside this range the exact squares would under- or overflow; the builtin is as good as it gets there.
+    if (!(big > 1e-140 && big < 1e140) || Math.min(a, b) < 1e-140) { return Math.hypot(a, b); }
+    var aa = twoProduct(a, a);
+    var bb = twoProduct(b, b);
+    var s = twoSum(aa[0], bb[0]);
+    var lo = s[1] + aa[1] + bb[1];
+    var hi = s[0];
+    function residual(c) {   // S - c², with S = hi + lo, evaluated with one rounding at the end
+      var cc = twoProduct(c, c);
+      return ((hi - cc[0]) - cc[1]) + lo;
+    }
+    var r = Math.sqrt(hi);
+    r = r + residual(r) / (2 * r);
+    var best = r;
+    [nextAfter(r, false), nextAfter(r, true)].forEach(function (c) {
+      // |sqrt(S) - c| = |S - c²| / (sqrt(S) + c): compare on that scale.
+      if (Math.abs(residual(c)) / (r + c) < Math.abs(residual(best)) / (r + best)) { best = c; }
+    });
+    return best;
+  }
+  /* curves.grade.grade_point: the numeric core of the rule for one point against one curve group. */
+  function gradePoint(G, group, paramsB, obs, nTrials, pairSd, cv) {
+    var tol = group.band.size_tolerance_rel;
+    var pred = predictGroup(group, paramsB);
+    var sameSize = group.borrowed_from ? [] : group.anchors.filter(function (a) { return Math.abs(paramsB / a.params_b - 1.0) <= tol; }).map(function (a) { return a.delta_e_pct; });
+    var ref;
+    var refSource;
+    var sigmaRef;
+    if (sameSize.length) {
+      ref = pySum(sameSize) / sameSize.length;
+      refSource = 'anchors';
+      sigmaRef = Math.max(pred[1], Math.sqrt(Math.pow(group.band.sigma_pp, 2) + Math.pow(group.band.sigma_fit_pp, 2) / sameSize.length));
+    } else {
+      ref = pred[0];
+      refSource = 'curve';
+      sigmaRef = pred[1];
+    }
+    var floor = floorPp(obs, cv);
+    var sigmaObs = (nTrials < 2 || pairSd === null) ? floor : Math.max(pairSd, floor) / Math.sqrt(nTrials);
+    var scale = hypot(sigmaObs, sigmaRef);
+    var z = pyRound((obs - ref) / scale, 2);
+    return { ref: ref, ref_source: refSource, n_same_size: sameSize.length, sigma_obs: sigmaObs, sigma_ref: sigmaRef,
+      scale: scale, z: z, label: Math.abs(z) <= G.z_limit ? 'confirmation' : 'contradiction' };
+  }
+
   /* curves.grade.grade(report, curves) */
   function grade(rules, ctx, report, curves) {
     var G = rules.grade;
@@ -1019,7 +1088,6 @@
     var pairSd = tr[1];
     var qualifiers = [];
     if (legacy) { qualifiers.push('legacy-schema'); }
-    if (nTrials === 1) { qualifiers.push('single-trial'); }
     if (get(report, 'workload', 'weights') === 'random-init') { qualifiers.push('random-init-weights'); }
     if (softwareDiffers(report, curves)) { qualifiers.push('software-differs'); }
     var base = { arch: arch, precision: precision, backend: backend, params_b: paramsB, n_trials: nTrials, curves_version: version, obs_pct: obs === null ? null : pyRound(obs, 3) };
@@ -1035,33 +1103,24 @@
     if (key === null) { return ungraded(resolved[2], resolved[3], base, qualifiers); }
     if (paramsB === null || paramsB <= 0) { return ungraded('QJ305', 'workload.params_b is missing or not positive', base, qualifiers); }
     if (obs === null) { return ungraded('QJ306', 'results.vs_fp16_energy_pct is missing or not finite', base, qualifiers); }
+    if (nTrials === 1) { qualifiers.push('single-trial'); }
     var settings = curves.settings || {};
-    var tol = group.band.size_tolerance_rel;
-    var pred = predictGroup(group, paramsB);
-    var sameSize = group.borrowed_from ? [] : group.anchors.filter(function (a) { return Math.abs(paramsB / a.params_b - 1.0) <= tol; }).map(function (a) { return a.delta_e_pct; });
-    var ref;
-    var refSource;
-    var sigmaRef;
-    if (sameSize.length) {
-      ref = pySum(sameSize) / sameSize.length;
-      refSource = 'anchors';
-      sigmaRef = Math.max(pred[1], group.sigma_pp * Math.sqrt(1.0 + 1.0 / sameSize.length));
-    } else {
-      ref = pred[0];
-      refSource = 'curve';
-      sigmaRef = pred[1];
-    }
     var cv = has(settings, 'repeatability_cv_pct') ? settings.repeatability_cv_pct : 2.0;
-    var floor = floorPp(obs, cv);
-    var sigmaObs = (nTrials < 2 || pairSd === null) ? floor : Math.max(pairSd, floor) / Math.sqrt(nTrials);
-    var scale = Math.sqrt(Math.pow(sigmaObs, 2) + Math.pow(sigmaRef, 2));
-    var z = pyRound((obs - ref) / scale, 2);
-    var label = Math.abs(z) <= G.z_limit ? 'confirmation' : 'contradiction';
+    var point = gradePoint(G, group, paramsB, obs, nTrials, pairSd, cv);
+    var ref = point.ref;
+    var refSource = point.ref_source;
+    var sigmaObs = point.sigma_obs;
+    var sigmaRef = point.sigma_ref;
+    var scale = point.scale;
+    var z = point.z;
+    var label = point.label;
+    var sameSize = point.n_same_size;
     if (group.borrowed_from) { qualifiers.push('borrowed-curve'); }
     if (extrapolationDoublings(paramsB, group.band) > 0) { qualifiers.push('extrapolated-size'); }
     var opposite = obs * ref < 0;
     if (opposite) { qualifiers.push('opposite-sign'); }
-    var sourceText = refSource === 'anchors' ? 'mean of ' + sameSize.length + ' same-size anchor(s)' : group.borrowed_from ? group.borrowed_from + ' curve, borrowed' : 'curve';
+    var anchorsText = sameSize === 1 ? 'the same-size anchor' : 'mean of ' + sameSize + ' same-size anchors';
+    var sourceText = refSource === 'anchors' ? anchorsText : group.borrowed_from ? group.borrowed_from + ' curve, borrowed' : 'curve';
     var sentence = precision + ' on ' + arch + ' at ' + pyFixed(paramsB, 2) + ' B: measured ' + pyFixed(obs, 1, true) + ' % energy per token vs FP16, reference ' +
       pyFixed(ref, 1, true) + ' % (' + sourceText + '), z = ' + pyFixed(z, 2, true) + ': a ' + label +
       (opposite ? '; the two disagree on whether quantization saves energy' : '') + '.';
@@ -1194,7 +1253,7 @@
   }
 
   var api = {
-    pyRound: pyRound, pyFixed: pyFixed, fsum: fsum, parseReport: parseReport, validate: validate, grade: grade,
+    pyRound: pyRound, pyFixed: pyFixed, fsum: fsum, hypot: hypot, gradePoint: gradePoint, parseReport: parseReport, validate: validate, grade: grade,
     checkText: checkText, predictGroup: predictGroup, resolveWithCode: resolveWithCode, placeOnPlot: placeOnPlot,
     halfUnit: halfUnit, mountPanel: mountPanel
   };

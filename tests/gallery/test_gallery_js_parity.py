@@ -1,0 +1,313 @@
+"""The browser's check panel grades like Python: check.js under node against curves.check_text, in bulk.
+
+check.js is the file the site ships; node runs it unchanged (the same code Chromium runs in the panel,
+which test_gallery_browser.py drives for a few reports end to end).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from gallery_fixtures import MODELS, make_legacy_report, make_report
+
+from gallery.plots import place
+from gallery.rules import rules
+
+RUNNER = Path(__file__).with_name("js_check_runner.js")
+ARCHS = ("ada", "ampere", "blackwell", "turing", "hopper", "volta")
+
+
+def _node() -> str:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed; the browser test still compares a few reports in Chromium")
+    return node
+
+
+def run_js(tmp_path: Path, payload: dict) -> object:
+    path = tmp_path / "input.json"
+    path.write_text(json.dumps(payload), encoding="utf-8")
+    done = subprocess.run(
+        [_node(), str(RUNNER), str(path)], capture_output=True, text=True, check=True, timeout=120
+    )
+    return json.loads(done.stdout)
+
+
+def generated_texts(seed: int = 11, n: int = 400) -> list[str]:
+    """Valid reports all over the size range and the verdict rule: every arch, both precisions, 1-30 pairs,
+    noise from tight to loose, deltas from strong savings to +250 %, legacy reports and FP16 baselines."""
+    rng = random.Random(seed)
+    texts = []
+    for i in range(n):
+        model, size = rng.choice(MODELS)
+        report = make_report(
+            arch=rng.choice(ARCHS),
+            model=model,
+            params_b=size,
+            precision=rng.choice(("NF4", "INT8")),
+            delta_pct=rng.uniform(-60, 250),
+            seed=seed * 1000 + i,
+            blocks=rng.choice((1, 2, 3, 8, 30)),
+            noise_pp=rng.choice((0.05, 1.0, 5.0, 25.0)),
+            weights=rng.choice(("pretrained", "random-init")),
+            backend=rng.choice(("eager", "eager", "eager", "static")),
+        )
+        texts.append(json.dumps(report, indent=rng.choice((None, 1))))
+    for _ in range(60):
+        model, size = rng.choice(MODELS)
+        texts.append(
+            json.dumps(
+                make_legacy_report(
+                    arch=rng.choice(ARCHS),
+                    model=model,
+                    params_b=size,
+                    precision=rng.choice(("NF4", "INT8")),
+                    delta_pct=rng.uniform(-50, 200),
+                )
+            )
+        )
+    return texts
+
+
+def _base() -> dict:
+    return make_report(arch="ada", model="Qwen2-7B", params_b=7.616, precision="NF4", delta_pct=-20.0, seed=5)
+
+
+def _mutate(fn) -> str:
+    report = _base()
+    fn(report)
+    return json.dumps(report)
+
+
+def broken_texts() -> list[str]:
+    """Each reaches a different check: reading, JSON Schema keywords, semantic and v2 consistency rules."""
+
+    def scale(path: tuple, factor: float):
+        def apply(r):
+            node = r
+            for key in path[:-1]:
+                node = node[key]
+            node[path[-1]] = node[path[-1]] * factor
+
+        return apply
+
+    def set_(path: tuple, value):
+        def apply(r):
+            node = r
+            for key in path[:-1]:
+                node = node[key]
+            node[path[-1]] = value
+
+        return apply
+
+    def delete(path: tuple):
+        def apply(r):
+            node = r
+            for key in path[:-1]:
+                node = node[key]
+            del node[path[-1]]
+
+        return apply
+
+    texts = [
+        "",
+        "   ",
+        "{",
+        "[1, 2]",
+        '"text"',
+        "null",
+        '{"a": NaN}',
+        '{"a": Infinity}',
+        '{"a": 1, "a": 2}',
+        "[" * 40 + "]" * 40,
+        "{}",
+        '{"schema_version": 2}',
+        '{"schema_version": "other/9"}',
+        "\ufeff" + json.dumps(_base()),
+        json.dumps(_base()) + "\n",
+        json.dumps(_base()) + " x",
+        json.dumps({"x": "a" * 70_000}),
+        '{"schema_version": "quantjoule-energy/2.0", "v": 1e999}',
+        '{"schema_version": "quantjoule-energy/2.0", "v": "\\u00e9\\t"}',
+        '{"k": "tab\there"}',
+        json.dumps({**_base(), "results": {**_base()["results"], "note": "a", "note2": 1}}),
+    ]
+    mutations = [
+        delete(("results", "basis")),
+        delete(("workload",)),
+        delete(("schema_version",)),
+        set_(("workload", "params_b"), "7.6"),
+        set_(("workload", "params_b"), -1),
+        set_(("workload", "params_b"), 3.0),
+        set_(("measurement_source",), "bogus"),
+        set_(("measurement_source",), "simulated"),
+        set_(("measurement_source",), "reference-dataset"),
+        set_(("certified_benchmark_result",), True),
+        set_(("extra_field",), 1),
+        set_(("timestamp_utc",), "yesterday"),
+        set_(("timestamp_utc",), "2026-11-20T10:00:00Z\n"),
+        set_(("system_under_test", "gpu_arch"), "pascal"),
+        set_(("system_under_test", "gpu_arch"), "Ada Lovelace"),
+        set_(("results", "vs_fp16_energy_pct"), 5.0),
+        scale(("results", "total_energy_joules"), 1.2),
+        scale(("results", "avg_power_watts"), 2.0),
+        set_(("results", "avg_power_watts"), 5000.0),
+        set_(("results", "tokens_generated"), 100),
+        set_(("statistics", "n_pairs"), 3),
+        set_(("statistics", "n_pairs"), 8.0),
+        scale(("arms", "NF4", "energy_per_token_mj"), 1.5),
+        set_(("trials", 0, "trace_energy_j"), 99.0),
+        set_(("trials", 1, "status"), "failed"),
+        set_(("results", "note"), "illustrative numbers"),
+        set_(("workload", "precision"), "FP16"),
+        set_(("workload", "precision"), "FP8"),
+        set_(("workload", "weights"), "random"),
+        set_(("protocol", "cooldown"), {"rule": "fixed-wait"}),
+        set_(("statistics",), None),
+        set_(("statistics", "delta_e_pct", "ci95_half_width_pp"), 99.0),
+        set_(("results", "basis"), "interpolated"),
+        set_(("trials",), []),
+        set_(("software", "matches_reference_pins"), False),
+        set_(("workload", "model_name"), "TinyLlama-1.1B-Chat-v1.0"),
+        set_(("workload", "backend"), "static"),
+    ]
+    texts += [_mutate(m) for m in mutations]
+    legacy = make_legacy_report(
+        arch="ampere", model="Mistral-7B", params_b=7.242, precision="INT8", delta_pct=130.0
+    )
+    for change in (
+        {"measurement_source": "ILLUSTRATIVE (synthetic)"},
+        {"measurement_source": "ecocompute-dataset"},
+        {"benchmark": None},
+        {"extra": 1},
+    ):
+        variant = copy.deepcopy(legacy)
+        variant.update(change)
+        texts.append(json.dumps(variant))
+    return texts
+
+
+def _compare(texts: list[str], js: list[dict], curves: dict) -> list[str]:
+    from curves.check import check_text
+
+    mismatches = []
+    for text, browser in zip(texts, js, strict=True):
+        python = check_text(text, curves).to_dict()
+        py_codes = sorted((p["code"], p["path"], p["severity"]) for p in python["problems"])
+        js_codes = sorted((p["code"], p["path"], p["severity"]) for p in browser["problems"])
+        if py_codes != js_codes:
+            mismatches.append(f"problems differ for {text[:80]!r}: {py_codes} vs {js_codes}")
+        if (python["verdict"] is None) != (browser["verdict"] is None):
+            mismatches.append(f"verdict presence differs for {text[:80]!r}")
+        elif python["verdict"] is not None:
+            for key, value in python["verdict"].items():
+                other = browser["verdict"].get(key)
+                same = (
+                    math.isclose(value, other, rel_tol=0, abs_tol=0)
+                    if isinstance(value, float) and isinstance(other, (int, float))
+                    else value == other
+                )
+                if not same:
+                    mismatches.append(f"{key}: python {value!r} vs browser {other!r} for {text[:60]!r}")
+    return mismatches
+
+
+def test_browser_verdicts_equal_python_verdicts_on_many_reports(tmp_path, curves):
+    texts = generated_texts()
+    js = run_js(tmp_path, {"rules": rules(), "curves": curves, "texts": texts})
+    assert _compare(texts, js, curves) == []
+    labels = [v["verdict"]["label"] for v in js]
+    assert {labels.count(x) > 20 for x in ("confirmation", "contradiction", "ungraded")} == {True}
+
+
+def test_browser_problem_codes_equal_python_codes_on_broken_reports(tmp_path, curves):
+    texts = broken_texts()
+    js = run_js(tmp_path, {"rules": rules(), "curves": curves, "texts": texts})
+    assert _compare(texts, js, curves) == []
+    codes = {p["code"] for result in js for p in result["problems"]}
+    # The corpus reaches every family of checks the panel ports.
+    for code in (
+        "QJ001",
+        "QJ002",
+        "QJ004",
+        "QJ005",
+        "QJ006",
+        "QJ007",
+        "QJ008",
+        "QJ009",
+        "QJ010",
+        "QJ101",
+        "QJ102",
+        "QJ103",
+        "QJ104",
+        "QJ106",
+        "QJ107",
+        "QJ109",
+        "QJ201",
+        "QJ202",
+        "QJ203",
+        "QJ205",
+        "QJ206",
+        "QJ208",
+        "QJ210",
+        "QJ211",
+        "QJ212",
+        "QJ213",
+        "QJ214",
+        "QJ215",
+        "QJ216",
+    ):
+        assert code in codes, code
+
+
+def test_curve_prediction_and_placement_match_python(tmp_path, curves):
+    from curves import predict
+    from gallery.plots import geometry
+    from gallery.render import compose
+
+    sizes = [0.05 * 1.07**k for k in range(120)]
+    keys = sorted(curves["groups"])
+    script = (
+        "const c = require(process.argv[1]);"
+        "const d = JSON.parse(require('fs').readFileSync(process.argv[2]));"
+        "const out = {pred: d.keys.map(k => d.sizes.map(n => c.predictGroup(d.curves.groups[k], n))),"
+        " place: d.points.map(p => c.placeOnPlot(d.geom, p[0], p[1])),"
+        " hypot: d.pairs.map(p => c.hypot(p[0], p[1]))};"
+        "process.stdout.write(JSON.stringify(out));"
+    )
+    spec = next(iter(compose([], curves).specs.values()))
+    rng = random.Random(2)
+    points = [(rng.uniform(0.1, 40), rng.uniform(-150, 400)) for _ in range(200)]
+    pairs = [(rng.uniform(0, 50), rng.uniform(0, 50)) for _ in range(2000)]
+    data = {
+        "keys": keys,
+        "sizes": sizes,
+        "curves": curves,
+        "geom": geometry(spec),
+        "points": points,
+        "pairs": pairs,
+    }
+    path = tmp_path / "in.json"
+    path.write_text(json.dumps(data))
+    check_js = str(Path(__file__).resolve().parents[2] / "gallery" / "static" / "check.js")
+    out = json.loads(
+        subprocess.run(
+            [_node(), "-e", script, check_js, str(path)], capture_output=True, text=True, check=True
+        ).stdout
+    )
+    for key, row in zip(keys, out["pred"], strict=True):
+        for size, (mean, sd) in zip(sizes, row, strict=True):
+            want_mean, want_sd = predict(curves, key, size)
+            assert math.isclose(mean, want_mean, rel_tol=1e-13, abs_tol=1e-12)
+            assert math.isclose(sd, want_sd, rel_tol=1e-13)
+    for (size, delta), got in zip(points, out["place"], strict=True):
+        left, top, clipped = place(geometry(spec), size, delta)
+        assert (round(got["left"], 3), round(got["top"], 3), got["clipped"]) == (left, top, clipped)
+    assert out["hypot"] == [math.hypot(a, b) for a, b in pairs]
