@@ -22,9 +22,21 @@ logits are set to −inf before the argmax at every step (that is what min_new_t
 last prompt position's logits are computed at prefill (``logits_to_keep=1``, as generate does).
 
 On CPU there are no CUDA graphs: the same two functions run uncaptured, which is how tests check the
-static loop against eager tokens. Capture fails where a kernel needs the host mid-step — bitsandbytes'
-LLM.int8() splits outlier columns with a data-dependent ``argwhere`` (a device→host sync, not allowed
-while capturing). That surfaces as ``StaticCaptureFailed`` with the underlying message.
+static loop (against transformers' own generate over a StaticCache, token for token, and against eager).
+
+Eager and static decode the same greedy rule, but eager attends over a growing dynamic cache and static
+over a fixed-length masked one, so logits can differ in the last float16 bit and a greedy choice between
+two tied logits can go either way; from there the two sequences part. Tests require equality or a
+parting at a float16 tie.
+
+Capture fails where a kernel needs the host mid-step, and is then reported as ``StaticCaptureFailed``
+with the underlying message. LLM.int8() is expected to fail: with its default outlier threshold (6.0)
+bitsandbytes 0.50.2 quantizes activations with ``if outliers.any():`` and
+``torch.argwhere(outliers.any(dim=0))`` (``backends/cuda/ops.py``): a device→host sync and a
+data-dependent shape, which stream capture refuses; even if captured, the graph would freeze one step's
+outlier columns, which would no longer be LLM.int8(). NF4 (``gemv_4bit`` for batch 1) has no such step.
+Both expectations come from reading the source; the H200 smoke run (benchmarks/gpu_smoke_workload.py)
+is what settles them.
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ stored on the device: what one decode step reads, taken after one forward pass b
 settles some layouts lazily. Buffers (rotary frequencies) are not counted.
 
 Failures raise ``WorkloadError`` subclasses carrying ``kind`` and ``hint``: out of memory, load failure,
-unavailable device, missing dependency, static capture refused (LLM.int8() cannot be captured; see
+unavailable device, missing dependency, static capture refused (expected for LLM.int8(); see
 ``measure.static_backend``). No traceback is meant to reach the user.
 """
 
@@ -100,7 +100,7 @@ class ArmOutOfMemory(WorkloadError):
 
 class StaticBackendUnavailable(WorkloadError):
     kind = "static-unavailable"
-    hint = "use --backend eager for this precision (LLM.int8() cannot be captured as a CUDA graph)"
+    hint = "use --backend eager for this precision (LLM.int8()'s outlier split syncs with the host mid-step)"
 
 
 class GenerationFailed(WorkloadError):
