@@ -168,6 +168,16 @@ def _accept(sub, ctx, grade, point, report, problems, by_sha, seen, used_paths) 
             )
         )
         return
+    form_gpu = str(sub.fields.get("gpu") or "").strip().lower()
+    report_gpu = str((report.get("system_under_test") or {}).get("gpu") or "").strip().lower()
+    if form_gpu and report_gpu and form_gpu not in report_gpu and report_gpu not in form_gpu:
+        problems.append(
+            problem(
+                "QJ511",
+                f"the form says {sub.fields['gpu'][:60]}, the report says {report_gpu[:60]}",
+                "/system_under_test/gpu",
+            )
+        )
     if sha in seen:
         problems.append(problem("QJ505", f"report {point['index']} repeats report {seen[sha]} of this issue"))
         return

@@ -16,10 +16,6 @@ _FOOTER = (
 )
 
 
-def short(value: object) -> str:
-    return md_inline(value, 60) if value is not None else "null"
-
-
 def defused(markdown: str) -> str:
     """Markdown produced by the grader from validated fields: only mentions and references are defused."""
     return defuse(str(markdown))

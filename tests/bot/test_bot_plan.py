@@ -144,3 +144,10 @@ def test_verdict_change_gives_one_notice_and_no_change_gives_none(plan_of):
 def test_ignored_events_give_an_ignored_plan(curves_data):
     plan = build_plan(read_event(comment_event(body="great!"), "issue_comment"), PlanContext(curves_data, {}))
     assert plan == {"plan_version": "quantjoule-plan/1", "ignored": True, "reason": "comment is not /recheck"}
+
+
+def test_gpu_named_in_the_form_is_checked_against_the_report(plan_of):
+    plan = plan_of(form_body(HOPPER, gpu="RTX 4090"))
+    assert plan["status"] == "accepted"
+    assert [p["code"] for p in plan["points"][0]["problems"]] == ["QJ511"]
+    assert plan_of(form_body(HOPPER, gpu="H200"))["points"][0]["problems"] == []
