@@ -5,7 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from measure.codes import MeasureError
@@ -46,16 +53,7 @@ class _Bars:
 
 def _summary(console: Console, result) -> None:
     table = Table(title="quantjoule run")
-    for col in (
-        "precision",
-        "basis",
-        "mJ/token",
-        "FP16 mJ/token",
-        "dE% (paired)",
-        "CI95 +/- pp",
-        "blocks",
-        "counter-trace max %",
-    ):
+    for col in ("arm", "basis", "mJ/tok", "FP16 mJ/tok", "dE% paired", "CI95 pp", "blocks", "ctr-trace %"):
         table.add_column(col)
     for r in result.rows:
 
@@ -138,13 +136,15 @@ def execute(
         cols = (
             TextColumn("{task.description}"),
             BarColumn(),
-            TextColumn("{task.completed:.0f}/{task.total:.0f}"),
+            MofNCompleteColumn(),  # copes with an unknown total while an arm loads
             TimeElapsedColumn(),
             TimeRemainingColumn(),
         )
-        with Progress(*cols, console=console, transient=False) as progress:
-            bars = _Bars(progress, ["FP16", *precisions], trials, duration_s)
-            result = run(opts, env, bars if env.power is not None else None)
+        if env.power is None:  # nothing to measure: the reference report needs no progress bars
+            result = run(opts, env)
+        else:
+            with Progress(*cols, console=console, transient=False) as progress:
+                result = run(opts, env, _Bars(progress, ["FP16", *precisions], trials, duration_s))
     except MeasureError as exc:
         console.print(f"[red]{exc}[/red]")
         return EXIT_USAGE

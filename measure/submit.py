@@ -19,7 +19,7 @@ def issue_url(report_text: str, repo: str = DEFAULT_REPO, field: str = "report")
     title = f"Replication: {wl.get('model_name', '?')} {wl.get('precision', '?')} on {sut.get('gpu', '?')}"
     base = f"https://github.com/{repo}/issues/new"
     body = "```json\n" + report_text.strip() + "\n```"
-    params = {"template": TEMPLATE, "title": title, field: body}
+    params = {"template": TEMPLATE, "title": title, "gpu": str(sut.get("gpu", "")), field: body}
     url = base + "?" + urlencode(params, quote_via=quote)
     if len(url) <= MAX_URL_CHARS:
         return url, True

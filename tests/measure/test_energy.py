@@ -82,3 +82,16 @@ def test_reconstruction_recovers_a_long_generation():
     assert reconstruct_per_token_j(e256, 256, 99.0, 256) == pytest.approx(e256 / 256)
     with pytest.raises(ValueError):
         reconstruct_per_token_j(1.0, 1, 0.1, 256)
+
+
+def test_stepped_counter_is_interpolated_onto_short_windows():
+    from measure.energy import counter_steps, counter_window_j
+
+    # an NVML-like counter: 130 W, updated every 100 ms, read every 50 ms (NaN on the other ticks)
+    times = [i / 100 for i in range(0, 301)]
+    counter = [130.0 * (int(t * 10 + 1e-9) / 10) if i % 5 == 0 else float("nan") for i, t in enumerate(times)]
+    steps = counter_steps(times, counter)
+    # naive edge reads would be off by up to one 13 J step on each edge of this 0.54 s window
+    got = counter_window_j(steps, 0.33, 0.87)
+    assert got == pytest.approx(130.0 * 0.54, rel=0.01)
+    assert counter_window_j(steps, -1.0, 0.5) is None  # outside the readings: no guess

@@ -1,0 +1,95 @@
+"""The thin CLI: help everywhere, usage errors, the no-GPU path, env, submit URLs."""
+
+import json
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from click.testing import CliRunner
+
+from measure.cli import main
+from measure.submit import MAX_URL_CHARS, issue_url
+
+
+@pytest.mark.parametrize("cmd", [[], ["run"], ["env"], ["submit"], ["check"]])
+def test_help_everywhere(cmd):
+    res = CliRunner().invoke(main, [*cmd, "--help"])
+    assert res.exit_code == 0 and "Usage" in res.output
+
+
+def test_model_and_synthetic_are_exclusive():
+    res = CliRunner().invoke(main, ["run", "--model", "x", "--synthetic", "tinyllama-1.1b"])
+    assert res.exit_code == 2 and "QJ409" in res.output
+
+
+def test_bad_precision_is_a_usage_error():
+    res = CliRunner().invoke(main, ["run", "--synthetic", "tinyllama-1.1b", "--precisions", "fp8"])
+    assert res.exit_code == 2 and "QJ409" in res.output
+
+
+def test_unknown_synthetic_name(tmp_path):
+    res = CliRunner().invoke(main, ["run", "--synthetic", "gpt-17", "--out", str(tmp_path)])
+    assert res.exit_code == 2 and "QJ410" in res.output and "tinyllama-1.1b" in res.output
+
+
+def test_without_a_gpu_run_writes_a_reference_report_and_exits_3(tmp_path):
+    res = CliRunner().invoke(main, ["run", "--synthetic", "tinyllama-1.1b", "--precisions", "nf4,int8",
+                                    "--trials", "3", "--gpu-arch", "ada", "--out", str(tmp_path)])
+    assert res.exit_code == 3, res.output
+    assert "QJ401" in res.output
+    rep = json.loads((tmp_path / "energy-nf4.json").read_text())
+    assert rep["measurement_source"] == "reference-dataset" and rep["results"]["basis"] in (
+        "interpolated", "extrapolated")
+    check = CliRunner().invoke(main, ["check", str(tmp_path / "energy-nf4.json")])
+    assert check.exit_code == 0 and "not a measurement" in check.output
+
+
+def test_env_reports_what_it_sees():
+    res = CliRunner().invoke(main, ["env", "--json"])
+    assert res.exit_code == 0
+    info = json.loads(res.output)
+    assert "packages" in info and info["can_measure"] in (True, False)
+    if not info["cuda_available"]:
+        assert "torch sees no CUDA GPU" in info["reasons"]
+    text = CliRunner().invoke(main, ["env"]).output
+    assert "measurement possible:" in text
+
+
+def _report(gpu="NVIDIA H200"):
+    return json.dumps({"workload": {"model_name": "TinyLlama-1.1B", "precision": "NF4"},
+                       "system_under_test": {"gpu": gpu}, "results": {"note": "a & b #1 ?x=y"}})
+
+
+def test_submit_prints_an_encoded_prefilled_url(tmp_path):
+    f = tmp_path / "energy.json"
+    f.write_text(_report())
+    res = CliRunner().invoke(main, ["submit", str(f), "--repo", "octo/qj"])
+    assert res.exit_code == 0
+    url = res.output.strip()
+    parsed = urlparse(url)
+    assert parsed.netloc == "github.com" and parsed.path == "/octo/qj/issues/new"
+    q = parse_qs(parsed.query)
+    assert q["template"] == ["replication.yml"]
+    assert q["title"] == ["Replication: TinyLlama-1.1B NF4 on NVIDIA H200"]
+    assert json.loads(q["report"][0].removeprefix("```json\n").removesuffix("\n```")) == json.loads(_report())
+    assert " " not in url and "&b" not in url
+
+
+def test_submit_long_report_says_to_paste(tmp_path):
+    f = tmp_path / "energy.json"
+    big = json.loads(_report())
+    big["trials"] = [{"block": i, "arm": "FP16", "counter_energy_j": 123.456} for i in range(400)]
+    f.write_text(json.dumps(big))
+    res = CliRunner().invoke(main, ["submit", str(f)])
+    assert res.exit_code == 0 and "paste" in res.output
+    url = res.output.splitlines()[0]
+    assert len(url) <= MAX_URL_CHARS and "report=" not in url
+    assert issue_url(_report())[1] is True
+
+
+def test_submit_unreadable_file(tmp_path):
+    f = tmp_path / "bad.json"
+    f.write_text("{not json")
+    res = CliRunner().invoke(main, ["submit", str(f)])
+    assert res.exit_code == 2 and "QJ409" in res.output
+    res = CliRunner().invoke(main, ["submit", str(tmp_path / "missing.json")])
+    assert res.exit_code == 2 and "QJ409" in res.output
