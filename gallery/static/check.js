@@ -910,7 +910,6 @@
 
   // ---------------------------------------------------------------- curves (curves/model.py, store.py, grade.py)
   function curvePct(n, a, s, nStar) { var x = n / nStar; return a - s * x / (1.0 + x); }
-  function gradient(n, a, s, nStar) { var x = n / nStar; return [1.0, -x / (1.0 + x), s * x / Math.pow(1.0 + x, 2)]; }
   function extrapolationDoublings(n, band) {
     var lo = band.range_b[0];
     var hi = band.range_b[1];
@@ -921,16 +920,29 @@
     if (n < loEdge) { return Math.log2(loEdge / n); }
     return 0.0;
   }
+  /* curves.model.admissible_half_width: half the ΔE% spread any in-bounds parameters give at n. */
+  function admissibleHalfWidth(n, band) {
+    var xMax = n / band.n_star_bounds_b[0];
+    var xMin = n / band.n_star_bounds_b[1];
+    var low = band.a_bounds[0] - band.s_bounds[1] * xMax / (1.0 + xMax);
+    var high = band.a_bounds[1] - band.s_bounds[0] * xMin / (1.0 + xMin);
+    return (high - low) / 2.0;
+  }
+  /* curves.model.parameter_variance: mean squared deviation of the curve at the stored sigma points. */
+  function parameterVariance(group, n) {
+    var p = group.params;
+    var mean = curvePct(n, p.A, p.S, p.N_star);
+    var points = group.band.sigma_points;
+    var total = 0;
+    points.forEach(function (q) { total += Math.pow(curvePct(n, q.A, q.S, q.N_star) - mean, 2); });
+    return Math.min(total / points.length, Math.pow(admissibleHalfWidth(n, group.band), 2));
+  }
   /* curves.model.predict_group: (mean ΔE%, prediction sd pp) */
   function predictGroup(group, n) {
     var p = group.params;
     var band = group.band;
     var mean = curvePct(n, p.A, p.S, p.N_star);
-    var g = gradient(n, p.A, p.S, p.N_star);
-    var cov = band.cov;
-    var varParam = 0;
-    for (var i = 0; i < 3; i++) { for (var j = 0; j < 3; j++) { varParam += g[i] * cov[i][j] * g[j]; } }
-    var variance = Math.max(varParam, 0.0) + Math.pow(band.sigma_pp, 2);
+    var variance = parameterVariance(group, n) + Math.pow(band.sigma_pp, 2);
     var inflation = 1.0 + band.k_per_doubling * extrapolationDoublings(n, band);
     return [mean, Math.sqrt(variance) * inflation];
   }
