@@ -190,7 +190,7 @@ def build_report(ctx: dict, out, analysis: dict, precision: str) -> dict:
             "sampler": ctx["sampler"],
             "power_field": ctx["power_field"],
         },
-        "trials": [_trial(r) for r in recs],
+        "trials": [_round(_trial(r), 5) for r in recs],
         "statistics": None
         if base or not stats or stats["n_pairs"] == 0
         else {
@@ -210,7 +210,8 @@ def build_report(ctx: dict, out, analysis: dict, precision: str) -> dict:
             if a in summaries
         },
         "phases": _phases(out, analysis, arms_in, precision),
-        "quality": ctx["quality"].get(precision) or ctx["quality"].get("FP16"),
+        "quality": ctx["quality"].get(precision)
+        or {"metric": "perplexity", "basis": "unavailable", "note": "quality probe not run (run incomplete)"},
         "software": ctx["software"],
         "provenance": ctx["provenance"],
     }
@@ -252,16 +253,22 @@ def _phases(out, analysis: dict, arms_in: list[str], precision: str) -> dict:
             )
     stats = analysis["statistics"].get(precision)
     if stats:
-        ph["per_block_delta_e_pct"] = stats["per_block"]
         ph["reconstructed_delta_e_pct"] = _summary(stats["reconstructed"])
         ph["reconstructed_dynamic_delta_e_pct"] = _summary(stats["reconstructed_dynamic"])
         ph["per_block_reconstructed_delta_e_pct"] = stats["per_block_reconstructed"]
     return ph
 
 
+_BULKY = ("counter_vs_trace_per_block_pct", "per_block_reconstructed_delta_e_pct")
+
+
 def dumps(report: dict) -> str:
-    """Deterministic JSON text; compact when the indented form would not fit an issue body."""
+    """Deterministic JSON text that fits an issue body: indented, else compact, else without the
+    per-block lists of `phases` (the trials keep every number needed to recompute them)."""
     text = json.dumps(report, indent=1, ensure_ascii=False) + "\n"
     if len(text.encode()) > MAX_REPORT_BYTES:
         text = json.dumps(report, separators=(",", ":"), ensure_ascii=False) + "\n"
+    if len(text.encode()) > MAX_REPORT_BYTES and isinstance(report.get("phases"), dict):
+        slim = {**report, "phases": {k: v for k, v in report["phases"].items() if k not in _BULKY}}
+        text = json.dumps(slim, separators=(",", ":"), ensure_ascii=False) + "\n"
     return text

@@ -20,7 +20,7 @@ from measure.gpu_arch import bandwidth_gb_s, resolve_arch
 from measure.protocol import Outcome, Protocol, ProtocolConfig
 from measure.provenance import provenance, software
 from measure.reference import reference_report
-from measure.report import build_report, dumps
+from measure.report import MAX_REPORT_BYTES, build_report, dumps
 
 EXIT_OK, EXIT_USAGE, EXIT_NO_GPU, EXIT_PARTIAL = 0, 2, 3, 4
 PRECISIONS = ("NF4", "INT8")
@@ -120,8 +120,11 @@ def _validate(report: dict) -> list[str]:
 
 def _write(path: Path, report: dict) -> list[str]:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(dumps(report), encoding="utf-8")
-    return [f"{path.name}: {e}" for e in _validate(report)]
+    text = dumps(report)
+    path.write_text(text, encoding="utf-8")
+    too_big = len(text.encode()) > MAX_REPORT_BYTES
+    size = [f"QJ413: {path.name} is {len(text.encode())} bytes, over {MAX_REPORT_BYTES}"] if too_big else []
+    return size + [f"{path.name}: {e}" for e in _validate(report)]
 
 
 def run_reference(opts: RunOptions, env: Env) -> RunResult:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing as mp
+import signal
 import time
 from collections.abc import Callable
 
@@ -20,6 +21,9 @@ COUNTER_EVERY = 5
 
 
 def _loop(factory, rate_hz, buf, count, dropped, capacity, stop, ready, failed, running):
+    # Ctrl-C reaches the whole process group; the parent decides what an interrupt means, so the
+    # sampler keeps sampling until it is told to stop.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         src = factory()
     except Exception:  # reported to the parent through `failed`

@@ -60,9 +60,18 @@ class ClockedSampler:
 class FakeArm:
     """Generation advances the fake clock: prefill_s + (n - 1) * step_s, times drift(clock)."""
 
-    def __init__(self, clock: FakeClock, step_s: float, prefill_s: float, drift=lambda t: 1.0,
-                 params_b: float = 1.1, weight_bytes: int = 2_200_000_000, fail_after: int | None = None,
-                 interrupt_after: int | None = None, exc: BaseException | None = None):
+    def __init__(
+        self,
+        clock: FakeClock,
+        step_s: float,
+        prefill_s: float,
+        drift=lambda t: 1.0,
+        params_b: float = 1.1,
+        weight_bytes: int = 2_200_000_000,
+        fail_after: int | None = None,
+        interrupt_after: int | None = None,
+        exc: BaseException | None = None,
+    ):
         self.clock, self.step_s, self.prefill_s, self.drift = clock, step_s, prefill_s, drift
         self.params_b, self.weight_bytes = params_b, weight_bytes
         self.calls = 0

@@ -32,13 +32,29 @@ def test_unknown_synthetic_name(tmp_path):
 
 
 def test_without_a_gpu_run_writes_a_reference_report_and_exits_3(tmp_path):
-    res = CliRunner().invoke(main, ["run", "--synthetic", "tinyllama-1.1b", "--precisions", "nf4,int8",
-                                    "--trials", "3", "--gpu-arch", "ada", "--out", str(tmp_path)])
+    res = CliRunner().invoke(
+        main,
+        [
+            "run",
+            "--synthetic",
+            "tinyllama-1.1b",
+            "--precisions",
+            "nf4,int8",
+            "--trials",
+            "3",
+            "--gpu-arch",
+            "ada",
+            "--out",
+            str(tmp_path),
+        ],
+    )
     assert res.exit_code == 3, res.output
     assert "QJ401" in res.output
     rep = json.loads((tmp_path / "energy-nf4.json").read_text())
     assert rep["measurement_source"] == "reference-dataset" and rep["results"]["basis"] in (
-        "interpolated", "extrapolated")
+        "interpolated",
+        "extrapolated",
+    )
     check = CliRunner().invoke(main, ["check", str(tmp_path / "energy-nf4.json")])
     assert check.exit_code == 0 and "not a measurement" in check.output
 
@@ -55,8 +71,13 @@ def test_env_reports_what_it_sees():
 
 
 def _report(gpu="NVIDIA H200"):
-    return json.dumps({"workload": {"model_name": "TinyLlama-1.1B", "precision": "NF4"},
-                       "system_under_test": {"gpu": gpu}, "results": {"note": "a & b #1 ?x=y"}})
+    return json.dumps(
+        {
+            "workload": {"model_name": "TinyLlama-1.1B", "precision": "NF4"},
+            "system_under_test": {"gpu": gpu},
+            "results": {"note": "a & b #1 ?x=y"},
+        }
+    )
 
 
 def test_submit_prints_an_encoded_prefilled_url(tmp_path):

@@ -30,13 +30,33 @@ def run_dir(tmp_path_factory):
     cache = tmp_path_factory.mktemp("cache")
     epoch = time.monotonic()
     src = FakePowerSource(TRACE, epoch_s=epoch, name="NVIDIA H200")
-    env = Env(src, ProcessSampler(functools.partial(open_fake, TRACE, epoch), 100.0),
-              lambda spec, backend, dev: Workload(spec, backend, dev, cache_dir=cache), device="cpu")
+    env = Env(
+        src,
+        ProcessSampler(functools.partial(open_fake, TRACE, epoch), 100.0),
+        lambda spec, backend, dev: Workload(spec, backend, dev, cache_dir=cache),
+        device="cpu",
+    )
     buf = io.StringIO()
-    code = execute(model=None, synthetic="tiny-llama", precisions=("NF4", "INT8"), tokens=16, block_tokens=6,
-                   trials=3, duration_s=None, backend="eager", seed=0, gpu_arch=None, device=0,
-                   sample_rate_hz=100.0, warmup=1, direct_check=1, out_dir=out, argv=["run"], env=env,
-                   console=Console(file=buf, width=160))
+    code = execute(
+        model=None,
+        synthetic="tiny-llama",
+        precisions=("NF4", "INT8"),
+        tokens=16,
+        block_tokens=6,
+        trials=3,
+        duration_s=None,
+        backend="eager",
+        seed=0,
+        gpu_arch=None,
+        device=0,
+        sample_rate_hz=100.0,
+        warmup=1,
+        direct_check=1,
+        out_dir=out,
+        argv=["run"],
+        env=env,
+        console=Console(file=buf, width=160),
+    )
     return out, code, buf.getvalue()
 
 
@@ -49,8 +69,9 @@ def test_run_completes_with_progress_and_summary(run_dir):
 
 def test_reports_are_valid_but_not_measurements(run_dir):
     out, _, _ = run_dir
-    result = CliRunner().invoke(main, ["check", "--json", str(out / "energy-nf4.json"),
-                                       str(out / "energy-int8.json")])
+    result = CliRunner().invoke(
+        main, ["check", "--json", str(out / "energy-nf4.json"), str(out / "energy-int8.json")]
+    )
     assert result.exit_code == 0, result.output
     checks = json.loads(result.output)
     checks = checks if isinstance(checks, list) else checks.get("files", checks)
@@ -63,8 +84,13 @@ def test_reports_carry_the_real_loaded_model(run_dir):
     out, _, _ = run_dir
     rep = json.loads((out / "energy-int8.json").read_text())
     assert rep["measurement_source"] == "simulated" and rep["results"]["basis"] == "unavailable"
-    assert rep["workload"]["weights"] == "random-init" and rep["workload"]["model_id"] == "synthetic:tiny-llama"
-    assert rep["workload"]["params_b"] > 0 and rep["arms"]["INT8"]["weight_bytes"] < rep["arms"]["FP16"]["weight_bytes"]
+    assert (
+        rep["workload"]["weights"] == "random-init" and rep["workload"]["model_id"] == "synthetic:tiny-llama"
+    )
+    assert (
+        rep["workload"]["params_b"] > 0
+        and rep["arms"]["INT8"]["weight_bytes"] < rep["arms"]["FP16"]["weight_bytes"]
+    )
     assert rep["software"]["packages"]["bitsandbytes"] and rep["software"]["packages"]["transformers"]
     assert rep["protocol"]["sampler"] == "process" and rep["protocol"]["sample_rate_achieved_hz"] > 50
     assert rep["statistics"]["n_pairs"] == 3 and len(rep["trials"]) == 6

@@ -64,7 +64,9 @@ def test_sine_trace_converges_at_100_hz():
     t = [i / 100 for i in range(501)]
     p = [150 + 20 * math.sin(2 * math.pi * f * x) for x in t]
     a, b = 0.123, 4.567
-    exact = 150 * (b - a) - 20 / (2 * math.pi * f) * (math.cos(2 * math.pi * f * b) - math.cos(2 * math.pi * f * a))
+    exact = 150 * (b - a) - 20 / (2 * math.pi * f) * (
+        math.cos(2 * math.pi * f * b) - math.cos(2 * math.pi * f * a)
+    )
     assert integrate_j(t, p, a, b) == pytest.approx(exact, rel=1e-4)
 
 
@@ -88,7 +90,7 @@ def test_stepped_counter_is_interpolated_onto_short_windows():
     from measure.energy import counter_steps, counter_window_j
 
     # an NVML-like counter: 130 W, updated every 100 ms, read every 50 ms (NaN on the other ticks)
-    times = [i / 100 for i in range(0, 301)]
+    times = [i / 100 for i in range(301)]
     counter = [130.0 * (int(t * 10 + 1e-9) / 10) if i % 5 == 0 else float("nan") for i, t in enumerate(times)]
     steps = counter_steps(times, counter)
     # naive edge reads would be off by up to one 13 J step on each edge of this 0.54 s window

@@ -5,18 +5,38 @@ import pytest
 from measure.gpu_arch import arch_for, bandwidth_gb_s, resolve_arch
 
 REAL_NAMES = [
-    ("NVIDIA H200", "hopper"), ("NVIDIA H100 80GB HBM3", "hopper"), ("NVIDIA H100 PCIe", "hopper"),
-    ("NVIDIA H100 NVL", "hopper"), ("NVIDIA GH200 480GB", "hopper"), ("NVIDIA H800", "hopper"),
-    ("NVIDIA GeForce RTX 4090", "ada"), ("NVIDIA GeForce RTX 4090 D", "ada"), ("NVIDIA GeForce RTX 4060 Ti", "ada"),
-    ("NVIDIA L4", "ada"), ("NVIDIA L40S", "ada"), ("NVIDIA L40", "ada"), ("NVIDIA RTX 6000 Ada Generation", "ada"),
-    ("NVIDIA A100-SXM4-80GB", "ampere"), ("NVIDIA A100-PCIE-40GB", "ampere"), ("NVIDIA A100 80GB PCIe", "ampere"),
-    ("NVIDIA A800 80GB PCIe", "ampere"), ("NVIDIA A10", "ampere"), ("NVIDIA A10G", "ampere"), ("NVIDIA A40", "ampere"),
-    ("NVIDIA GeForce RTX 3090", "ampere"), ("NVIDIA GeForce RTX 3060 Laptop GPU", "ampere"),
+    ("NVIDIA H200", "hopper"),
+    ("NVIDIA H100 80GB HBM3", "hopper"),
+    ("NVIDIA H100 PCIe", "hopper"),
+    ("NVIDIA H100 NVL", "hopper"),
+    ("NVIDIA GH200 480GB", "hopper"),
+    ("NVIDIA H800", "hopper"),
+    ("NVIDIA GeForce RTX 4090", "ada"),
+    ("NVIDIA GeForce RTX 4090 D", "ada"),
+    ("NVIDIA GeForce RTX 4060 Ti", "ada"),
+    ("NVIDIA L4", "ada"),
+    ("NVIDIA L40S", "ada"),
+    ("NVIDIA L40", "ada"),
+    ("NVIDIA RTX 6000 Ada Generation", "ada"),
+    ("NVIDIA A100-SXM4-80GB", "ampere"),
+    ("NVIDIA A100-PCIE-40GB", "ampere"),
+    ("NVIDIA A100 80GB PCIe", "ampere"),
+    ("NVIDIA A800 80GB PCIe", "ampere"),
+    ("NVIDIA A10", "ampere"),
+    ("NVIDIA A10G", "ampere"),
+    ("NVIDIA A40", "ampere"),
+    ("NVIDIA GeForce RTX 3090", "ampere"),
+    ("NVIDIA GeForce RTX 3060 Laptop GPU", "ampere"),
     ("NVIDIA RTX A6000", "ampere"),
-    ("NVIDIA GeForce RTX 5090", "blackwell"), ("NVIDIA B200", "blackwell"), ("NVIDIA GB200", "blackwell"),
+    ("NVIDIA GeForce RTX 5090", "blackwell"),
+    ("NVIDIA B200", "blackwell"),
+    ("NVIDIA GB200", "blackwell"),
     ("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "blackwell"),
-    ("Tesla T4", "turing"), ("NVIDIA GeForce RTX 2080 Ti", "turing"), ("Quadro RTX 8000", "turing"),
-    ("Tesla V100-SXM2-16GB", "volta"), ("Tesla V100-PCIE-32GB", "volta"),
+    ("Tesla T4", "turing"),
+    ("NVIDIA GeForce RTX 2080 Ti", "turing"),
+    ("Quadro RTX 8000", "turing"),
+    ("Tesla V100-SXM2-16GB", "volta"),
+    ("Tesla V100-PCIE-32GB", "volta"),
 ]
 
 
@@ -25,8 +45,17 @@ def test_real_nvml_names(name, arch):
     assert arch_for(name) == arch
 
 
-@pytest.mark.parametrize("name", ["Tesla P100-PCIE-16GB", "NVIDIA GeForce GTX 1080 Ti", "Radeon RX 7900", "",
-                                  "Simulated GPU (fake power source)", "NVIDIA A2000X"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Tesla P100-PCIE-16GB",
+        "NVIDIA GeForce GTX 1080 Ti",
+        "Radeon RX 7900",
+        "",
+        "Simulated GPU (fake power source)",
+        "NVIDIA A2000X",
+    ],
+)
 def test_unknown_names_are_not_mapped(name):
     assert arch_for(name) is None
     assert resolve_arch(name, None) == (None, "unknown")

@@ -50,7 +50,9 @@ def _setup(drift, cfg, steps=None, **arm_kw):
     sampler = ClockedSampler(src, clock)
     sampler.start()
     steps = steps or {"FP16": 0.020, "NF4": 0.026, "INT8": 0.050}
-    arms = {a: FakeArm(clock, s, prefill_s=1.5 * s, drift=drift, **arm_kw.get(a, {})) for a, s in steps.items()}
+    arms = {
+        a: FakeArm(clock, s, prefill_s=1.5 * s, drift=drift, **arm_kw.get(a, {})) for a, s in steps.items()
+    }
     proto = Protocol(cfg, src, sampler, clock, clock.sleep)
     out = Outcome(config=cfg, arms=list(steps))
     return proto, arms, out
@@ -59,8 +61,15 @@ def _setup(drift, cfg, steps=None, **arm_kw):
 def test_mirrored_blocks_cancel_strong_linear_drift():
     # host speed drifts by 1 % per second (the H200 showed 35-54 tok/s swings); power is constant, so
     # energy is proportional to time and the true dE% of NF4 is exactly +30 % (INT8 +150 %).
-    cfg = ProtocolConfig(tokens=256, block_tokens=32, trials=12, duration_s=None, warmup_runs=1,
-                         prefill_reps=4, idle_window_s=1.0)
+    cfg = ProtocolConfig(
+        tokens=256,
+        block_tokens=32,
+        trials=12,
+        duration_s=None,
+        warmup_runs=1,
+        prefill_reps=4,
+        idle_window_s=1.0,
+    )
     proto, arms, out = _setup(lambda t: 1.0 + 0.01 * (t - 100.0), cfg)
     proto.run(arms, out)
     res = analyse(out)
@@ -82,15 +91,27 @@ def test_sequential_order_would_be_biased_by_the_same_drift():
     nf4 = FakeArm(clock, 0.026, 0.039, drift)
     deltas = []
     for _ in range(12):
-        t0 = clock(); fp16.generate(32); e_f = clock() - t0  # noqa: E702
-        t0 = clock(); nf4.generate(32); e_q = clock() - t0  # noqa: E702
+        t0 = clock()
+        fp16.generate(32)
+        e_f = clock() - t0  # noqa: E702
+        t0 = clock()
+        nf4.generate(32)
+        e_q = clock() - t0  # noqa: E702
         deltas.append((e_q / e_f - 1) * 100)
     assert sum(deltas) / len(deltas) > 30.5  # biased by > 10x the mirrored error above
 
 
 def test_duration_budget_stops_blocks():
-    cfg = ProtocolConfig(tokens=64, block_tokens=16, trials=None, duration_s=20.0, warmup_runs=0,
-                         prefill_reps=2, idle_window_s=1.0, direct_check_runs=0)
+    cfg = ProtocolConfig(
+        tokens=64,
+        block_tokens=16,
+        trials=None,
+        duration_s=20.0,
+        warmup_runs=0,
+        prefill_reps=2,
+        idle_window_s=1.0,
+        direct_check_runs=0,
+    )
     proto, arms, out = _setup(lambda t: 1.0, cfg)
     proto.run(arms, out)
     blocks = len(out.blocks)
@@ -99,8 +120,16 @@ def test_duration_budget_stops_blocks():
 
 
 def test_an_arm_failing_mid_run_keeps_the_others():
-    cfg = ProtocolConfig(tokens=64, block_tokens=16, trials=6, duration_s=None, warmup_runs=1,
-                         prefill_reps=2, idle_window_s=1.0, direct_check_runs=0)
+    cfg = ProtocolConfig(
+        tokens=64,
+        block_tokens=16,
+        trials=6,
+        duration_s=None,
+        warmup_runs=1,
+        prefill_reps=2,
+        idle_window_s=1.0,
+        direct_check_runs=0,
+    )
     proto, arms, out = _setup(lambda t: 1.0, cfg, INT8={"fail_after": 12})
     proto.run(arms, out)
     assert "INT8" in out.failed and "out of memory" in out.failed["INT8"]
@@ -111,8 +140,16 @@ def test_an_arm_failing_mid_run_keeps_the_others():
 
 
 def test_ctrl_c_marks_the_outcome_interrupted():
-    cfg = ProtocolConfig(tokens=64, block_tokens=16, trials=10, duration_s=None, warmup_runs=0,
-                         prefill_reps=1, idle_window_s=1.0, direct_check_runs=0)
+    cfg = ProtocolConfig(
+        tokens=64,
+        block_tokens=16,
+        trials=10,
+        duration_s=None,
+        warmup_runs=0,
+        prefill_reps=1,
+        idle_window_s=1.0,
+        direct_check_runs=0,
+    )
     proto, arms, out = _setup(lambda t: 1.0, cfg, NF4={"interrupt_after": 9})
     proto.run(arms, out)
     assert out.interrupted and 0 < len(out.blocks) < 10

@@ -17,8 +17,15 @@ STEPS = {"FP16": 0.020, "NF4": 0.026, "INT8": 0.050}
 
 def _env(clock, workload, name="NVIDIA H200"):
     src = FakePowerSource([(0.0, 128.0), (0.3, 134.0), (0.6, 128.0)], clock=clock, name=name)
-    return Env(src, ClockedSampler(src, clock), lambda *a: workload, clock=clock, sleep=clock.sleep,
-               now_utc=lambda: datetime(2026, 12, 2, 13, 0, tzinfo=timezone.utc), device="cpu")
+    return Env(
+        src,
+        ClockedSampler(src, clock),
+        lambda *a: workload,
+        clock=clock,
+        sleep=clock.sleep,
+        now_utc=lambda: datetime(2026, 12, 2, 13, 0, tzinfo=timezone.utc),
+        device="cpu",
+    )
 
 
 def _arms(clock, **kw):
@@ -26,8 +33,15 @@ def _arms(clock, **kw):
 
 
 def _opts(tmp_path, trials=5, **kw):
-    cfg = ProtocolConfig(tokens=256, block_tokens=32, trials=trials, duration_s=None, warmup_runs=1,
-                         prefill_reps=2, idle_window_s=1.0)
+    cfg = ProtocolConfig(
+        tokens=256,
+        block_tokens=32,
+        trials=trials,
+        duration_s=None,
+        warmup_runs=1,
+        prefill_reps=2,
+        idle_window_s=1.0,
+    )
     return RunOptions(synthetic="tinyllama-1.1b", out_dir=tmp_path, protocol=cfg, argv=["run"], **kw)
 
 
@@ -46,7 +60,9 @@ def test_full_run_writes_schema_valid_simulated_reports(tmp_path):
         assert report["statistics"]["n_pairs"] == 5
         # constant-ish power: dE% follows the time ratio of the fake arms
         assert report["statistics"]["delta_e_pct"]["mean"] == pytest.approx(true_pct, abs=1.0)
-        assert report["arms"]["FP16"]["roofline_bound_tokens_per_s"] == pytest.approx(4800e9 / 2.2e9, rel=1e-4)
+        assert report["arms"]["FP16"]["roofline_bound_tokens_per_s"] == pytest.approx(
+            4800e9 / 2.2e9, rel=1e-4
+        )
         assert report["protocol"]["cooldown"]["rule"] == "loaded-idle"
 
 
@@ -73,7 +89,9 @@ def test_failed_load_keeps_the_other_arm_and_exits_4(tmp_path):
     nf4 = json.loads((tmp_path / "energy-nf4.json").read_text())
     int8 = json.loads((tmp_path / "energy-int8.json").read_text())
     assert nf4["statistics"]["n_pairs"] == 5
-    assert int8["arms"]["INT8"]["status"] == "unavailable" and "out of memory" in int8["arms"]["INT8"]["reason"]
+    assert (
+        int8["arms"]["INT8"]["status"] == "unavailable" and "out of memory" in int8["arms"]["INT8"]["reason"]
+    )
     assert int8["results"]["basis"] == "unavailable"
     assert [p for p in validate(int8) if p.severity == "error"] == []
 
@@ -94,14 +112,21 @@ def test_unknown_gpu_is_refused_without_override(tmp_path):
     with pytest.raises(MeasureError) as err:
         run(_opts(tmp_path), _env(clock, FakeWorkload(_arms(clock)), name="Tesla P100-PCIE-16GB"))
     assert err.value.code == "QJ408"
-    res = run(_opts(tmp_path, gpu_arch="volta"),
-              _env(clock, FakeWorkload(_arms(clock)), name="Tesla P100-PCIE-16GB"))
+    res = run(
+        _opts(tmp_path, gpu_arch="volta"),
+        _env(clock, FakeWorkload(_arms(clock)), name="Tesla P100-PCIE-16GB"),
+    )
     assert json.loads(res.paths[0].read_text())["system_under_test"]["gpu_arch"] == "volta"
 
 
 def test_no_gpu_writes_a_reference_report_and_exits_3(tmp_path):
-    env = Env(None, None, None, reason="no CUDA GPU is visible to torch",
-              now_utc=lambda: datetime(2026, 12, 2, tzinfo=timezone.utc))
+    env = Env(
+        None,
+        None,
+        None,
+        reason="no CUDA GPU is visible to torch",
+        now_utc=lambda: datetime(2026, 12, 2, tzinfo=timezone.utc),
+    )
     res = run(_opts(tmp_path, gpu_arch="ada"), env)
     assert res.exit_code == EXIT_NO_GPU
     rep = json.loads(res.paths[0].read_text())

@@ -1,0 +1,67 @@
+"""The process sampler against the fake power source on the real clock."""
+
+import functools
+import time
+
+import pytest
+
+from measure.codes import MeasureError
+from measure.energy import counter_steps, counter_window_j, integrate_j
+from measure.fake_power import FakePowerSource, open_fake
+from measure.sampler import ProcessSampler
+
+TRACE = [(0.0, 100.0), (0.5, 200.0), (1.0, 100.0)]  # a triangle: 150 J per second on average
+
+
+def _broken_factory():
+    raise RuntimeError("no GPU")
+
+
+def test_process_sampler_rate_and_energy():
+    epoch = time.monotonic()
+    truth = FakePowerSource(TRACE, epoch_s=epoch)
+    sampler = ProcessSampler(functools.partial(open_fake, TRACE, epoch), rate_hz=100.0)
+    sampler.start()
+    try:
+        time.sleep(0.3)
+        t0, e0 = time.monotonic(), truth.energy_j()
+        time.sleep(1.3)
+        t1, e1 = time.monotonic(), truth.energy_j()
+        sampler.wait_past(t1 + 0.2)
+        t, p, e = sampler.trace()
+    finally:
+        sampler.stop()
+    rate = sampler.achieved_rate_hz()
+    assert 80.0 <= rate <= 101.0
+    assert integrate_j(t, p, t0, t1) == pytest.approx(e1 - e0, rel=0.01)
+    assert counter_window_j(counter_steps(t, e), t0, t1) == pytest.approx(e1 - e0, rel=0.01)
+
+
+def test_pause_stops_sampling_without_stopping_the_process():
+    epoch = time.monotonic()
+    sampler = ProcessSampler(functools.partial(open_fake, TRACE, epoch), rate_hz=100.0)
+    sampler.start()
+    try:
+        time.sleep(0.2)
+        sampler.pause()
+        time.sleep(0.1)
+        n = len(sampler.trace()[0])
+        time.sleep(0.3)
+        assert len(sampler.trace()[0]) == n
+        sampler.resume()
+        time.sleep(0.2)
+        assert len(sampler.trace()[0]) > n
+    finally:
+        sampler.stop()
+
+
+def test_a_source_that_cannot_open_is_a_coded_error():
+    sampler = ProcessSampler(_broken_factory, rate_hz=50.0)
+    with pytest.raises(MeasureError) as err:
+        sampler.start()
+    assert err.value.code == "QJ402"
+
+
+def test_rate_must_be_positive():
+    with pytest.raises(ValueError):
+        ProcessSampler(_broken_factory, rate_hz=0)
