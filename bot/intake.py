@@ -232,8 +232,9 @@ def _candidate_blocks(body: str) -> tuple[list[str], dict[str, str], bool]:
                 current.append(payload)
             continue
         info, content, closed = payload
+        # Any fence left open swallows the rest of the body (licence box included), so say so.
+        unterminated = unterminated or not closed
         lang = info.split()[0].lower() if info else ""
         if lang == "json" or (not lang and content.lstrip().startswith("{")):
             blocks.append(content)
-            unterminated = unterminated or not closed
     return blocks, {k: "\n".join(v) for k, v in sections.items()}, unterminated

@@ -2,8 +2,8 @@
 
 Rules: invisible and direction-changing characters are shown as `U+XXXX` (so nothing hides or reorders
 text); Markdown and HTML punctuation is backslash-escaped (no raw HTML, no links, no emphasis); mentions
-(`@name`), references (`#12`, `owner/repo#12`) and autolinks (`https://`, `www.`) get a zero-width joiner
-so GitHub neither pings nor links anyone.
+(`@name`), references (`#12`, `owner/repo#12`, `GH-12`) and autolinks (`https://`, `www.`) get a zero-width
+joiner so GitHub neither pings nor links anyone.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ _INVISIBLE = re.compile(
     "\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb\U000e0000-\U000e0fff]"
 )
 _PUNCT = re.compile(r"([!-/:-@\[-`{-~])")
-_DEFUSE = re.compile(r"(@|#|:(?=\\?/)|www(?=\\?\.))", re.IGNORECASE)
+# `GH-12` is an issue reference too (GitHub links it even when its hyphen is backslash-escaped).
+_DEFUSE = re.compile(r"(@|#|:(?=\\?/)|www(?=\\?\.)|\bGH(?=\\?-\d))", re.IGNORECASE)
 
 
 def visible(text: object) -> str:
@@ -31,7 +32,8 @@ def visible(text: object) -> str:
 
 
 def defuse(text: str) -> str:
-    """Insert a zero-width joiner after @, #, the colon of `://` and `www` so nothing pings or links."""
+    """Insert a zero-width joiner after @, #, the colon of `://`, `www` and `GH` of `GH-12` so nothing
+    pings or links."""
     return _DEFUSE.sub(lambda m: m.group() + ZWJ, text)
 
 

@@ -29,6 +29,9 @@ PR_LINK_SLOT = "<!-- quantjoule-pr-link -->"
 VERDICT_LABELS = ("confirmation", "contradiction", "ungraded")
 MANAGED_LABELS = ("replication", *VERDICT_LABELS, "invalid", "duplicate", "bot-error")
 WRITABLE_ROOTS = ("replications/", "gallery/")
+# Issue-level problems that keep every report of the issue out of the gallery: without the licence consent
+# nothing may be committed, however good the report. Other issue-level errors only limit what is read.
+BLOCKING_CODES = ("QJ504",)
 _SAFE_PATH = re.compile(r"[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*")
 
 
@@ -120,6 +123,7 @@ def _points(sub: Submission, ctx: PlanContext) -> list[dict]:
         by_sha.setdefault(rec.get("report_sha256"), (path, rec))
     seen: dict[str, int] = {}
     used_paths: set[str] = set()
+    blocked = any(p.code in BLOCKING_CODES for p in sub.problems)
     points = []
     for block in sub.blocks:
         point = {
@@ -137,7 +141,7 @@ def _points(sub: Submission, ctx: PlanContext) -> list[dict]:
         report = None
         if not problems:
             report, problems = _read(block.text)
-        if report is not None and not any(p.severity == "error" for p in problems):
+        if report is not None and not blocked and not any(p.severity == "error" for p in problems):
             _accept(sub, ctx, grade, point, report, problems, by_sha, seen, used_paths)
         point["problems"] = [p.to_dict() for p in problems]
         points.append(point)

@@ -83,7 +83,8 @@ def test_duplicates_within_an_issue_and_against_records_on_file(plan_of):
 
 def test_missing_consent_refuses_the_whole_submission(plan_of):
     plan = plan_of(form_body(HOPPER, consent=False))
-    assert plan["status"] == "partial" and "QJ504" in plan["comment"]["body"]
+    assert plan["status"] == "refused" and "QJ504" in plan["comment"]["body"]
+    assert plan["pr"] is None and plan["files"] == {} and plan["points"][0]["status"] == "refused"
     assert "invalid" in plan["labels"]["target"]
 
 
