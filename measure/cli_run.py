@@ -52,6 +52,10 @@ class _Bars:
 
 
 def _summary(console: Console, result) -> None:
+    if not result.rows:
+        for w in result.warnings:
+            console.print(f"[yellow]{w}[/yellow]")
+        return
     table = Table(title="quantjoule run")
     for col in ("arm", "basis", "mJ/tok", "FP16 mJ/tok", "dE% paired", "CI95 pp", "blocks", "ctr-trace %"):
         table.add_column(col)

@@ -128,6 +128,16 @@ def _write(path: Path, report: dict) -> list[str]:
 
 
 def run_reference(opts: RunOptions, env: Env) -> RunResult:
+    if opts.gpu_arch is None:  # a reference value is per architecture; with no GPU there is none to name
+        return RunResult(
+            EXIT_NO_GPU,
+            [],
+            [],
+            [
+                f"QJ401: {env.reason}; nothing measured. Pass --gpu-arch ARCH to get a reference report "
+                "(the published curve's value for this model size on that architecture)"
+            ],
+        )
     name, mid, weights, params_b = _names(opts)
     precisions = list(opts.precisions) or ["FP16"]
     paths, warnings, rows = [], [], []
