@@ -175,12 +175,14 @@ def build_report(ctx: dict, out, analysis: dict, precision: str) -> dict:
             "seed": cfg.seed,
             "cooldown": {
                 "rule": "loaded-idle",
-                "target_w": out.idle_power_loaded_w or 1.0,
+                "target_w": out.idle_power_loaded_w,
                 "tolerance_w": cfg.cooldown_tolerance_w,
                 "timeout_s": cfg.cooldown_timeout_s,
                 "waits_s": out.waits_s,
                 "timeouts": out.timeouts,
-            },
+            }
+            if out.idle_power_loaded_w  # never measured (interrupted while loading): no cooldown ran
+            else {"rule": "none"},
             "idle_power_bare_w": out.idle_power_bare_w,
             "idle_power_loaded_w": out.idle_power_loaded_w,
             "idle_window_s": cfg.idle_window_s,

@@ -143,3 +143,14 @@ def test_no_gpu_and_no_arch_writes_nothing_and_says_why(tmp_path):
     res = run(_opts(tmp_path), env)
     assert res.exit_code == EXIT_NO_GPU and res.paths == [] and list(tmp_path.iterdir()) == []
     assert "NVML unavailable" in res.warnings[0] and "--gpu-arch" in res.warnings[0]
+
+
+def test_interrupt_while_loading_writes_valid_unmeasured_reports(tmp_path):
+    clock = FakeClock(50.0)
+    wl = FakeWorkload(_arms(clock), fail_load={"INT8": KeyboardInterrupt()})
+    res = run(_opts(tmp_path), _env(clock, wl))
+    assert res.exit_code == EXIT_PARTIAL
+    for path in res.paths:
+        rep = json.loads(path.read_text())
+        assert rep["results"]["basis"] == "unavailable" and rep["protocol"]["cooldown"] == {"rule": "none"}
+        assert [p for p in validate(rep) if p.severity == "error"] == []
