@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -11,9 +12,11 @@ from pathlib import Path
 
 from gallery import plots
 from gallery.codes import GalleryError
-from gallery.render import Model, compose, page_bytes, readme_bytes, site_shell
+from gallery.render import page_bytes, readme_bytes, site_shell
 
-MANIFEST = ".qj-build.json"
+MANIFEST = ".qj-build.json"  # what the last build wrote: deterministic, drives stale-file cleanup
+CACHE = ".qj-cache.json"  # record entries keyed by file signature: a cache, machine-specific, never compared
+ENTRY_VERSION = "entry/1"  # bump when rows.record_entry changes shape
 # Bump when a template or the page layout changes, so an incremental build re-renders every page.
 PAGE_VERSION = "page/1"
 
@@ -59,22 +62,48 @@ def load_curves_file(path: Path) -> dict:
 def read_records(replications: Path) -> tuple[list[dict], list[str], list[dict]]:
     """Every record under replications/ in path order, the sha256 of each file, and the unreadable ones."""
     records, digests, unreadable = [], [], []
-    if not replications.is_dir():
-        return records, digests, unreadable
-    for path in sorted(replications.rglob("*.json")):
-        rel = path.relative_to(replications.parent).as_posix()
-        try:
-            blob = path.read_bytes()
-            record = json.loads(blob)
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            unreadable.append({"path": rel, "code": "QJ602", "reason": str(exc).splitlines()[0]})
-            continue
-        if not isinstance(record, dict) or not isinstance(record.get("report"), dict):
-            unreadable.append({"path": rel, "code": "QJ602", "reason": "not a record object with a report"})
-            continue
-        records.append(record)
-        digests.append(hashlib.sha256(blob).hexdigest())
+    for rel, path in _record_paths(replications):
+        record, digest, problem = _read_record(path, rel)
+        if problem:
+            unreadable.append(problem)
+        else:
+            records.append(record)
+            digests.append(digest)
     return records, digests, unreadable
+
+
+def _record_paths(replications: Path) -> list[tuple[str, Path]]:
+    """(repository-relative path, path) of every *.json under replications/, sorted by path."""
+    found: list[tuple[str, str]] = []
+    stack = [(str(replications), "replications")]
+    while stack:
+        folder, rel = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                stack.append((entry.path, f"{rel}/{entry.name}"))
+            elif entry.name.endswith(".json") and entry.is_file():
+                found.append((f"{rel}/{entry.name}", entry.path))
+    return [(rel, Path(path)) for rel, path in sorted(found)]
+
+
+def _read_record(path: Path, rel: str) -> tuple[dict | None, str, dict | None]:
+    try:
+        blob = path.read_bytes()
+        record = json.loads(blob)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return None, "", {"path": rel, "code": "QJ602", "reason": str(exc).splitlines()[0]}
+    if not isinstance(record, dict) or not isinstance(record.get("report"), dict):
+        return None, "", {"path": rel, "code": "QJ602", "reason": "not a record object with a report"}
+    return record, hashlib.sha256(blob).hexdigest(), None
+
+
+def _signature(path: Path) -> list[int]:
+    st = os.stat(path)
+    return [st.st_size, st.st_mtime_ns, st.st_ino]
 
 
 def _write(path: Path, content: bytes) -> None:
@@ -82,39 +111,74 @@ def _write(path: Path, content: bytes) -> None:
     path.write_bytes(content)
 
 
-def _page_key(row: dict, digest: str, model: Model, curves_version: str) -> str:
-    spec = model.specs.get(plots.plot_name(row["arch"], row["precision"]))
-    geom = plots.geometry(spec) if spec else None
-    blob = json.dumps([PAGE_VERSION, row, digest, geom, curves_version], sort_keys=True,
-                      separators=(",", ":"))
+def _page_key(row: dict, digest: str, geom_hash: str, curves_version: str) -> str:
+    # A row is a function of its record (digest), the curves (version) and its id; the page adds the plot
+    # geometry its point is placed on. Any of them changing re-renders the page.
+    blob = "|".join((PAGE_VERSION, digest, row["id"], geom_hash, curves_version))
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
 
 
-def _load_manifest(site_dir: Path) -> dict:
+def _load_json(path: Path) -> dict:
     try:
-        manifest = json.loads((site_dir / MANIFEST).read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return manifest if isinstance(manifest, dict) else {}
+    return data if isinstance(data, dict) else {}
+
+
+def _entries(root: Path, curves: dict, cache: dict) -> tuple[list, list, list, list, list, dict]:
+    """Record entries (cached when the file's size, mtime and inode are unchanged), their paths and digests,
+    the records parsed this time (None where cached), the unreadable files, and the new cache."""
+    from gallery.render import curves_api
+    from gallery.rows import record_entry
+
+    grade = curves_api()[0]
+    entries, rels, digests, loaded, unreadable, new_cache = [], [], [], [], [], {}
+    for rel, path in _record_paths(root / "replications"):
+        signature = _signature(path)
+        hit = cache.get(rel)
+        if hit and hit.get("sig") == signature:
+            entry, digest, record = hit["entry"], hit["digest"], None
+        else:
+            record, digest, problem = _read_record(path, rel)
+            if problem:
+                unreadable.append(problem)
+                continue
+            entry = record_entry(record, curves, grade)
+        entries.append(entry)
+        rels.append(rel)
+        digests.append(digest)
+        loaded.append(record)
+        new_cache[rel] = {"sig": signature, "digest": digest, "entry": entry}
+    return entries, rels, digests, loaded, unreadable, new_cache
 
 
 def build(repo_root: Path | str, out_site: Path | str | None = None, incremental: bool = False,
           progress: Progress | None = None) -> BuildResult:
-    """Write gallery/README.md, gallery/plots/* and the static site; with `incremental`, re-render only
-    plots whose input hash changed and pages whose record, verdict or plot geometry changed.
+    """Write gallery/README.md, gallery/plots/* and the static site; with `incremental`, reuse what the last
+    build cached (records whose file is unchanged, plots whose input hash is unchanged, pages whose record,
+    id, curves and plot geometry are unchanged).
 
-    Both modes write byte-identical files for the same input.
+    Both modes write byte-identical files for the same input. The record cache trusts a file's size,
+    modification time and inode; a full build (the default) reads every record.
     """
     started = time.perf_counter()
     root = Path(repo_root)
     gallery_dir = root / "gallery"
     site_dir = Path(out_site) if out_site is not None else gallery_dir / "site"
+    if site_dir.exists() and not site_dir.is_dir():
+        raise GalleryError("QJ603", f"{site_dir} is a file, not a folder")
     tick = progress or (lambda stage, done, total: None)
     curves = load_curves_file(root / "reference" / "curves.json")
-    records, digests, unreadable = read_records(root / "replications")
-    digest_of = {id(record): digest for record, digest in zip(records, digests, strict=True)}
-    model = compose(records, curves)
-    old = _load_manifest(site_dir) if incremental else {}
+    version = str(curves.get("version"))
+    old = _load_json(site_dir / MANIFEST) if incremental else {}
+    old_cache = _load_json(site_dir / CACHE) if incremental else {}
+    usable = old_cache.get("curves_version") == version and old_cache.get("entry_version") == ENTRY_VERSION
+    entries, rels, digests, loaded, unreadable, cache = _entries(root, curves, old_cache.get("records", {})
+                                                                 if usable else {})
+    from gallery.render import compose_entries
+
+    model = compose_entries(entries, curves, loaded)
     result = BuildResult(site_dir=site_dir, gallery_dir=gallery_dir, counts=model.counts,
                          n_rows=len(model.rows), skipped=model.skipped, unreadable=unreadable)
     written: dict[str, str] = {}  # site-relative path -> what it is, for the manifest and stale cleanup
@@ -124,8 +188,8 @@ def build(repo_root: Path | str, out_site: Path | str | None = None, incremental
     for i, (name, spec) in enumerate(model.specs.items()):
         key = plots.spec_hash(spec)
         plot_hashes[name] = key
-        targets = [gallery_dir / "plots" / f"{name}.{fmt}" for fmt in ("png", "svg")]
-        targets += [site_dir / "plots" / f"{name}.{fmt}" for fmt in ("png", "svg")]
+        targets = [folder / f"{name}.{fmt}" for folder in (gallery_dir / "plots", site_dir / "plots")
+                   for fmt in ("png", "svg")]
         if (old.get("plots") or {}).get(name) == key and all(t.is_file() for t in targets):
             result.plots_reused += 1
         else:
@@ -144,15 +208,20 @@ def build(repo_root: Path | str, out_site: Path | str | None = None, incremental
     for rel, content in site_shell(model, curves).items():
         _write(site_dir / rel, content)
         written[rel] = "shell"
+    geom_hashes = {name: plots.spec_hash(plots.geometry(spec)) for name, spec in model.specs.items()}
     page_keys: dict[str, str] = {}
     old_pages = old.get("pages") or {}
-    for i, (row, record) in enumerate(zip(model.rows, model.records, strict=True)):
+    for i, (row, source) in enumerate(zip(model.rows, model.sources, strict=True)):
         rel = row["page"]
-        key = _page_key(row, digest_of.get(id(record), ""), model, str(curves.get("version")))
+        geom = geom_hashes.get(plots.plot_name(row["arch"], row["precision"]), "")
+        key = _page_key(row, digests[source], geom, version)
         page_keys[rel] = key
         if old_pages.get(rel) == key and (site_dir / rel).is_file():
             result.pages_reused += 1
         else:
+            record = loaded[source]
+            if record is None:  # cached entry: read the record only now that its page must be written
+                record = _read_record(root / rels[source], rels[source])[0]
             _write(site_dir / rel, page_bytes(row, record, model, curves))
             result.pages_rendered += 1
         written[rel] = "page"
@@ -160,13 +229,15 @@ def build(repo_root: Path | str, out_site: Path | str | None = None, incremental
             tick("pages", i + 1, len(model.rows))
 
     # Only files an earlier build recorded are ever removed: a --site-dir may hold other things.
-    for rel in sorted(set(_load_manifest(site_dir).get("files") or []) - set(written)):
+    for rel in sorted(set(_load_json(site_dir / MANIFEST).get("files") or []) - set(written)):
         target = site_dir / rel
         if ".." not in Path(rel).parts and target.is_file():
             target.unlink()
             result.removed += 1
     manifest = {"plots": plot_hashes, "pages": page_keys, "files": sorted(written)}
-    _write(site_dir / MANIFEST, json.dumps(manifest, sort_keys=True, indent=0).encode())
+    _write(site_dir / MANIFEST, json.dumps(manifest, sort_keys=True, separators=(",", ":")).encode())
+    cache_doc = {"curves_version": version, "entry_version": ENTRY_VERSION, "records": cache}
+    _write(site_dir / CACHE, json.dumps(cache_doc, separators=(",", ":")).encode())
     result.files = sorted(written)
     result.seconds = time.perf_counter() - started
     return result

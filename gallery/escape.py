@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>])")
+# One pass over the text: HTML-significant characters become entities, Markdown punctuation gets a backslash.
+_MD_TABLE = str.maketrans({**{c: "\\" + c for c in "\\`*_{}[]()#+-.!|~"},
+                           "&": "&amp;", "<": "&lt;", ">": "&gt;"})
 # `@name` pings, `#12` links an issue, bare URLs autolink: each gets a zero-width space to break it.
 _DEFUSE = re.compile(r"(@(?=[A-Za-z0-9])|#(?=[0-9])|://|www\.(?=\S))", re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
@@ -23,15 +26,24 @@ def one_line(value: object) -> str:
 
 
 def md(value: object) -> str:
+    """Escape text for an inline Markdown context, including a table cell (see _md)."""
+    # Galleries repeat the same cards, models and handles thousands of times: remember recent answers.
+    return _md_cached(value) if isinstance(value, str) else _md(value)
+
+
+def _md(value: object) -> str:
     """Escape text for an inline Markdown context, including a table cell.
 
     HTML-significant characters become entities, Markdown punctuation is backslash-escaped, and
     mentions, issue references and bare URLs get a zero-width space so GitHub never pings or links them.
     """
     text = one_line(value)
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    text = _DEFUSE.sub(lambda m: m.group(0)[0] + _ZWSP + m.group(0)[1:], text)
-    return _MD_SPECIAL.sub(r"\\\1", text)
+    if any(c in text for c in "@#:wW"):
+        text = _DEFUSE.sub(lambda m: m.group(0)[0] + _ZWSP + m.group(0)[1:], text)
+    return text.translate(_MD_TABLE)
+
+
+_md_cached = functools.lru_cache(maxsize=1 << 16)(_md)
 
 
 def h(value: object) -> str:

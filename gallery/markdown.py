@@ -96,32 +96,36 @@ def render_readme(rows: list[dict], skipped: list[dict], specs: dict[str, dict],
         "|" + "|".join(("---", "---", "---", "---:", "---", "---:", "---:", "---", "---", "---", "---",
                         "---:", "---", "---", "---", "---")) + "|",
     ]
-    for row in rows:
-        submitter = md(row["submitter"]) if row["submitter"] else "—"
-        if row["handle"] and row["handle"] != row["submitter"]:
-            submitter += f" ({md(row['handle'])})"
-        issue = f"issue {row['issue']}" if row["issue"] is not None else "issue"
-        cells = [
-            row["date"] if _DATE.fullmatch(row["date"]) else (md(row["date"]) or "—"),
-            row["label"],
-            md(", ".join(row["qualifiers"])) or "—",
-            fmt_pct(row["obs_pct"]),
-            fmt_ci(row["ci_low_pct"], row["ci_high_pct"]),
-            fmt_pct(row["ref_pct"]),
-            fmt_z(row["z"]),
-            md(row["card"]) or "—",
-            md(row["arch"]),
-            md(row["precision"]),
-            md(row["model"]) or "—",
-            fmt_size(row["params_b"]),
-            md(row["weights"]) or "—",
-            submitter,
-            _link(issue, row["issue_url"]),
-            _link("PR", row["pr_url"]),
-        ]
-        out.append("| " + " | ".join(cells) + " |")
+    out += [row_line(row) for row in rows]
     if not rows:
         out.append("| — | no replications yet | | | | | | | | | | | | | | |")
     out += ["", "The interactive version with filters and a check-your-energy.json panel is built by "
             "`python -m gallery build` into `gallery/site/`.", ""]
     return "\n".join(out)
+
+
+def row_line(row: dict) -> str:
+    """One table row of the Markdown gallery; every piece of submission text goes through escape.md."""
+    submitter = md(row["submitter"]) if row["submitter"] else "—"
+    if row["handle"] and row["handle"] != row["submitter"]:
+        submitter += f" ({md(row['handle'])})"
+    issue = f"issue {row['issue']}" if row["issue"] is not None else "issue"
+    cells = [
+        row["date"] if _DATE.fullmatch(row["date"]) else (md(row["date"]) or "—"),
+        row["label"],
+        md(", ".join(row["qualifiers"])) or "—",
+        fmt_pct(row["obs_pct"]),
+        fmt_ci(row["ci_low_pct"], row["ci_high_pct"]),
+        fmt_pct(row["ref_pct"]),
+        fmt_z(row["z"]),
+        md(row["card"]) or "—",
+        md(row["arch"]),
+        md(row["precision"]),
+        md(row["model"]) or "—",
+        fmt_size(row["params_b"]),
+        md(row["weights"]) or "—",
+        submitter,
+        _link(issue, row["issue_url"]),
+        _link("PR", row["pr_url"]),
+    ]
+    return "| " + " | ".join(cells) + " |"

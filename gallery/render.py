@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gallery import markdown, plots, site
-from gallery.rows import build_rows, counts
+from gallery.rows import assemble, counts, record_entry
 from gallery.rules import rules_js
 
 
@@ -14,25 +14,34 @@ class Model:
     """Everything the outputs are rendered from, as plain data."""
 
     rows: list[dict]
-    records: list[dict]  # records[i] is the record behind rows[i]
+    sources: list[int]  # rows[i] came from entry (and record) number sources[i]
+    records: list[dict | None]  # records[i] is the record behind rows[i], when it was loaded
     skipped: list[dict]
     specs: dict[str, dict]
     counts: dict[str, int]
 
 
-def _curves_api():
-    # Imported here so that importing the gallery stays cheap; the one grader and curve lookup of curves/.
+def curves_api():
+    """The one grader and curve lookup of curves/ (imported on first use: they bring scipy along)."""
     from curves.grade import grade
     from curves.store import predict, resolve_curve
 
     return grade, predict, resolve_curve
 
 
-def compose(records: list[dict], curves: dict) -> Model:
-    grade, predict, resolve = _curves_api()
-    rows, skipped, kept = build_rows(records, curves, grade)
+def compose_entries(entries: list[dict], curves: dict, records: list[dict | None] | None = None) -> Model:
+    """The model from record entries (rows.record_entry), fresh or cached."""
+    _grade, predict, resolve = curves_api()
+    rows, skipped, sources = assemble(entries)
     specs = plots.plot_specs(rows, curves, predict, resolve)
-    return Model(rows=rows, records=kept, skipped=skipped, specs=specs, counts=counts(rows))
+    loaded = [records[i] if records is not None else None for i in sources]
+    return Model(rows=rows, sources=sources, records=loaded, skipped=skipped, specs=specs,
+                 counts=counts(rows))
+
+
+def compose(records: list[dict], curves: dict) -> Model:
+    grade, _predict, _resolve = curves_api()
+    return compose_entries([record_entry(r, curves, grade) for r in records], curves, records)
 
 
 def readme_bytes(model: Model, curves: dict) -> bytes:

@@ -154,31 +154,52 @@ def to_row(record: dict, verdict: dict, filed: dict | None, rid: str) -> dict:
     }
 
 
-def build_rows(records: list[dict], curves: dict, grade=None) -> tuple[list[dict], list[dict], list[dict]]:
-    """Rows newest first (never ordered by verdict), the records left out with why, and each row's record."""
+def record_entry(record: dict, curves: dict, grade=None) -> dict:
+    """Everything the gallery needs from one record, as plain JSON data (what an incremental build caches):
+    its sort key, base id, and either its display row or why it is left out."""
+    rid = record_id(record)
+    sort_key = [str(record.get("submitted_at") or ""), rid, str(record.get("report_sha256"))]
+    entry = {"sort": sort_key, "rid": rid}
+    ok, why = is_replication(record)
+    if not ok:
+        entry["skip"] = why
+        return entry
+    verdict, filed = effective_verdict(record, curves, grade)
+    entry["row"] = to_row(record, verdict, filed, rid)
+    return entry
+
+
+def assemble(entries: list[dict]) -> tuple[list[dict], list[dict], list[int]]:
+    """Rows newest first (never ordered by verdict), the left-out records with why, and for each row the
+    index of its entry. Two points of one issue with the same model and precision would share a path: the
+    later one gets a `-2` suffix, so both are kept."""
+    order = sorted(range(len(entries)), key=lambda i: entries[i]["sort"])
     rows: list[dict] = []
-    kept: list[dict] = []
+    sources: list[int] = []
     skipped: list[dict] = []
     seen: dict[str, int] = {}
-    keyed = sorted(
-        records, key=lambda r: (str(r.get("submitted_at") or ""), record_id(r), str(r.get("report_sha256")))
-    )
-    for record in keyed:
-        rid = record_id(record)
-        ok, why = is_replication(record)
-        if not ok:
-            skipped.append({"id": rid, "reason": why})
+    for i in order:
+        entry = entries[i]
+        if "skip" in entry:
+            skipped.append({"id": entry["rid"], "reason": entry["skip"]})
             continue
-        # Two points of one issue with the same model and precision would share a path; keep both.
+        rid = entry["rid"]
         seen[rid] = seen.get(rid, 0) + 1
+        row = dict(entry["row"])
         if seen[rid] > 1:
             rid = f"{rid}-{seen[rid]}"
-        verdict, filed = effective_verdict(record, curves, grade)
-        rows.append(to_row(record, verdict, filed, rid))
-        kept.append(record)
+            row.update(id=rid, page=f"r/{rid}.html", record_path=f"replications/{rid}.json")
+        rows.append(row)
+        sources.append(i)
     rows.reverse()
-    kept.reverse()
-    return rows, skipped, kept
+    sources.reverse()
+    return rows, skipped, sources
+
+
+def build_rows(records: list[dict], curves: dict, grade=None) -> tuple[list[dict], list[dict], list[dict]]:
+    """Rows newest first, the records left out with why, and each row's record."""
+    rows, skipped, sources = assemble([record_entry(r, curves, grade) for r in records])
+    return rows, skipped, [records[i] for i in sources]
 
 
 def counts(rows: list[dict]) -> dict[str, int]:
