@@ -162,7 +162,7 @@ class Protocol:
             t = self.clock()
             for name in live:
                 if hasattr(arms[name], "prepare"):  # static backend: capture every length used, up front
-                    for n in sorted({1, cfg.block_tokens, cfg.tokens}):
+                    for n in sorted({1, cfg.block_tokens, cfg.tokens, cfg.preroll_tokens} - {0}):
                         self._safe(out, name, lambda a=arms[name], n=n: a.prepare(n))
                 for _ in range(cfg.warmup_runs):
                     self._safe(out, name, lambda a=arms[name]: a.generate(1))
