@@ -14,3 +14,14 @@ def curves_data():
 @pytest.fixture(scope="session")
 def base_gallery(curves_data):
     return gallery.render_files([], curves_data)
+
+
+@pytest.fixture(scope="session")
+def checkout(tmp_path_factory, base_gallery):
+    """A base-branch checkout for planning: the committed empty gallery, no records."""
+    root = tmp_path_factory.mktemp("checkout")
+    for path, content in base_gallery.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_bytes(content)
+    (root / "replications").mkdir()
+    return root

@@ -125,3 +125,42 @@ def outbox_texts(outbox: Path, issue: int) -> dict[str, str]:
             texts[f"pr {number} title"] = pr["title"]
             texts[f"pr {number} body"] = pr["body"]
     return texts
+
+
+# ---- the fake GitHub side --------------------------------------------------------------------------------
+def github_forge(fake, timeout_s: int = 2, **kw):
+    from bot.forge_github import GitHubForge
+
+    return GitHubForge(
+        fake.slug,
+        "write-token",
+        api_url=fake.base_url,
+        throttle=False,
+        timeout_s=timeout_s,
+        backoff_s=0.5,
+        **kw,
+    )
+
+
+def seed_fake(fake, base_gallery: dict[str, bytes]) -> None:
+    """The base branch of the fake repository: the empty gallery plus the bait files."""
+    fake.state.commit_files({**base_gallery, **BAIT}, "base", "main")
+
+
+def fake_changed(fake, branch: str, base: str = "main") -> list[str]:
+    head, main = fake.state.files_at(branch), fake.state.files_at(base)
+    return sorted({p for p in set(head) | set(main) if head.get(p) != main.get(p)})
+
+
+def fake_snapshot(fake, issue: int) -> dict:
+    """Everything a reader of the issue and its PR sees: labels, comment bodies, PRs, branch files."""
+    s = fake.state
+    branch = f"replication/issue-{issue}"
+    return {
+        "labels": sorted(lb["name"] for lb in s.issues[issue]["labels"]),
+        "comments": [c["body"] for c in s.list_comments(issue)],
+        "pulls": sorted(
+            (p["title"], p["body"], p["state"]) for p in s.pulls.values() if p["head"]["ref"] == branch
+        ),
+        "branch": s.files_at(branch) if f"refs/heads/{branch}" in s.refs else None,
+    }
