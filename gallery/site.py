@@ -130,35 +130,42 @@ def static_files() -> dict[str, bytes]:
     return {f"assets/{name}": (folder / name).read_bytes() for name in STATIC_FILES}
 
 
+_NULL = "<span class=\"null\">null</span>"
+
+
 def _value(value: object) -> str:
+    kind = type(value)
+    if kind is float:
+        return repr(value)  # digits, sign, '.', 'e', 'inf' or 'nan': nothing to escape
+    if kind is int:
+        return str(value)
     if value is None:
-        return "<span class=\"null\">null</span>"
-    if isinstance(value, bool):
+        return _NULL
+    if kind is bool:
         return "true" if value else "false"
-    if isinstance(value, float):
-        return h(repr(value))
     return h(value)
 
 
 def _fields(value: object, depth: int = 0) -> str:
     """Every field of a report as nested HTML tables; a list of objects becomes one table."""
-    if isinstance(value, dict):
+    kind = type(value)
+    if kind is dict:
         if not value:
             return "<span class=\"null\">{}</span>"
         body = "".join(f"<tr><th scope=\"row\">{h(k)}</th><td>{_fields(v, depth + 1)}</td></tr>"
                        for k, v in value.items())
         return f"<table class=\"fields\">{body}</table>"
-    if isinstance(value, list):
-        if value and all(isinstance(v, dict) for v in value) and depth < 4:
+    if kind is list:
+        if value and depth < 4 and all(type(v) is dict for v in value):
             keys: list[str] = []
             for item in value:
                 keys.extend(k for k in item if k not in keys)
             head = "".join(f"<th scope=\"col\">{h(k)}</th>" for k in keys)
-            body = "".join(
-                "<tr>" + "".join(f"<td>{_fields(item[k], depth + 1) if k in item else ''}</td>" for k in keys)
-                + "</tr>" for item in value
-            )
-            return f"<table class=\"fields list\"><tr>{head}</tr>{body}</table>"
+            rows = []
+            for item in value:
+                cells = [_fields(item[k], depth + 1) if k in item else "" for k in keys]
+                rows.append("<tr><td>" + "</td><td>".join(cells) + "</td></tr>")
+            return f"<table class=\"fields list\"><tr>{head}</tr>{''.join(rows)}</table>"
         return "[" + ", ".join(_fields(v, depth + 1) for v in value) + "]"
     return _value(value)
 
