@@ -175,19 +175,31 @@ def _record_failure(forge: Forge, retrier: Retrier, plan: dict, failed: StepFail
         "next run (or comment `/recheck` as a maintainer).\n"
     )
 
-    def mark() -> None:
+    def label() -> None:
         labels = forge.get_labels(issue)
         if ERROR_LABEL not in labels:
             forge.set_labels(issue, [*labels, ERROR_LABEL])
+
+    def comment() -> None:
         existing = next((c for c in forge.list_bot_comments(issue) if c.body.startswith(ERROR_MARKER)), None)
         if existing is None:
             forge.create_comment(issue, body)
         elif existing.body != body:
             forge.edit_comment(issue, existing, body)
 
-    try:
-        retrier.run(forge, "record failure", mark)
-    except StepFailed:
+    # The label and the comment are recorded independently, each with twice the usual attempts: the API
+    # is already failing, and the label is what marks the issue for the next run.
+    patient = Retrier(attempts=retrier.attempts * 2, sleep=retrier.sleep, jitter=retrier.jitter)
+    done = []
+    for name, fn in (("record failure: label", label), ("record failure: comment", comment)):
+        try:
+            patient.run(forge, name, fn)
+            done.append(name)
+        except StepFailed:
+            continue
+    if "record failure: label" not in done:
         return False
-    actions.append("left the bot-error label and an error comment")
+    actions.append(
+        "left the bot-error label" + (" and an error comment" if len(done) == 2 else " (the comment failed)")
+    )
     return True

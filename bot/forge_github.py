@@ -11,6 +11,7 @@ timeouts back off exponentially; 403/429 rate limits wait for `Retry-After`, els
 from __future__ import annotations
 
 import base64
+import hashlib
 import time
 
 import requests
@@ -44,6 +45,9 @@ class GitHubForge:
         self._repo_obj = None
         self._comment_objs: dict[int, object] = {}
         self._pr_objs: dict[int, object] = {}
+        # Git objects are immutable and content-addressed: once GitHub answered for one, a retried step
+        # reuses it instead of asking again, so a retry resumes where the failure struck.
+        self._git_objs: dict[tuple, object] = {}
 
     def _repo(self):
         if self._repo_obj is None:
@@ -105,15 +109,25 @@ class GitHubForge:
         self._repo().get_issue(issue).set_labels(*labels)
 
     # ---- branch and commit ----------------------------------------------------------------------------
+    def _once(self, key: tuple, make):
+        if key not in self._git_objs:
+            self._git_objs[key] = make()
+        return self._git_objs[key]
+
     def commit_files(self, base: str, branch: str, files: dict[str, bytes], message: str) -> str:
         repo = self._repo()
-        base_sha = repo.get_git_ref(f"heads/{base}").object.sha
-        base_commit = repo.get_git_commit(base_sha)
-        elements = []
+        base_sha = repo.get_git_ref(f"heads/{base}").object.sha  # never cached: the base moves
+        base_commit = self._once(("commit", base_sha), lambda: repo.get_git_commit(base_sha))
+        elements, entries = [], []
         for path, content in sorted(files.items()):
-            blob = repo.create_git_blob(base64.b64encode(content).decode("ascii"), "base64")
+            blob = self._once(
+                ("blob", hashlib.sha256(content).hexdigest()),
+                lambda c=content: repo.create_git_blob(base64.b64encode(c).decode("ascii"), "base64"),
+            )
             elements.append(InputGitTreeElement(path, "100644", "blob", sha=blob.sha))
-        tree = repo.create_git_tree(elements, base_commit.tree)
+            entries.append((path, blob.sha))
+        tree_key = ("tree", base_commit.tree.sha, tuple(entries))
+        tree = self._once(tree_key, lambda: repo.create_git_tree(elements, base_commit.tree))
         if tree.sha == base_commit.tree.sha:
             return "no-diff"
         try:
@@ -122,10 +136,13 @@ class GitHubForge:
         except UnknownObjectException:
             ref = None
         if ref is not None:
-            head = repo.get_git_commit(head_sha)
+            head = self._once(("commit", head_sha), lambda: repo.get_git_commit(head_sha))
             if head.tree.sha == tree.sha and [p.sha for p in head.parents] == [base_sha]:
                 return "unchanged"
-        commit = repo.create_git_commit(message, tree, [base_commit])
+        commit = self._once(
+            ("new-commit", message, tree.sha, base_sha),
+            lambda: repo.create_git_commit(message, tree, [base_commit]),
+        )
         if ref is None:
             repo.create_git_ref(f"refs/heads/{branch}", commit.sha)
             return "created"

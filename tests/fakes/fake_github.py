@@ -59,11 +59,23 @@ def rate_limit_fault(
 
 
 class RandomFaults:
-    """Fails a fraction of requests with a kind drawn from `kinds` (seeded, thread-safe)."""
+    """Fails a fraction of requests with a kind drawn from `kinds` (seeded, thread-safe).
 
-    def __init__(self, rate: float, seed: int, kinds: tuple[str, ...] = ("500", "502", "503", "reset")):
+    Kinds: an HTTP status ("500"), "rate" / "rate403" (429 / 403 with Retry-After), "reset", "lost" (the
+    write happens, the answer is dropped; a read is reset instead) and "timeout" (stalls `timeout_s`).
+    """
+
+    def __init__(
+        self,
+        rate: float,
+        seed: int,
+        kinds: tuple[str, ...] = ("500", "502", "503", "reset"),
+        timeout_s: float = 5.0,
+    ):
         self.rate = rate
         self.kinds = kinds
+        self.timeout_s = timeout_s
+        self.drawn: dict[str, int] = {}
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
 
@@ -72,11 +84,14 @@ class RandomFaults:
             if self._rng.random() >= self.rate:
                 return None
             kind = self._rng.choice(self.kinds)
+            if kind == "lost" and method == "GET":
+                kind = "reset"
+            self.drawn[kind] = self.drawn.get(kind, 0) + 1
         if kind.isdigit():
             return Fault(status=int(kind), message="Injected failure")
-        if kind == "rate":
-            return rate_limit_fault(status=429, retry_after_s=1)
-        return Fault(kind=kind, delay_s=5.0)
+        if kind in ("rate", "rate403"):
+            return rate_limit_fault(status=429 if kind == "rate" else 403, retry_after_s=1)
+        return Fault(kind=kind, delay_s=self.timeout_s)
 
 
 class FakeGitHub:
