@@ -1,4 +1,9 @@
-"""Calibration by simulation: submissions drawn from a curve's own uncertainty, graded by the real rule."""
+"""Calibration by simulation: submissions drawn from a curve's own uncertainty, graded by the real rule.
+
+The true curve of each submission is the model itself, curve_pct at parameters drawn from N(theta_hat, cov):
+never the band's own approximation, so a band that understates the nonlinear spread shows up as excess
+false contradictions.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ import math
 import numpy as np
 
 from curves.grade import grade_point, single_trial_floor_pp
-from curves.model import curve_pct
+from curves.model import curve_pct, parameter_variance
 
 # Two realistic observation regimes: a single trial (legacy or n = 1, the published repeatability floor)
 # and a v2 report of 10 paired blocks with a per-pair sd of 3 pp.
@@ -17,13 +22,23 @@ SCENARIOS = {
 }
 
 
-def _draw_theta(group: dict, rng: np.random.Generator, count: int) -> np.ndarray:
-    """(count, 3) draws of (A, S, ln N*) from N(theta_hat, cov); cov may be singular (fixed parameters)."""
+TRUTHS = ("normal", "bounded")
+
+
+def draw_theta(group: dict, rng: np.random.Generator, count: int, truth: str = "normal") -> np.ndarray:
+    """(count, 3) draws of (A, S, ln N*) from N(theta_hat, cov); cov may be singular (fixed parameters).
+    truth "bounded" clips each draw into the fit's bounds, the only curves the fit itself can return."""
     p = group["params"]
     mean = np.array([p["A"], p["S"], math.log(p["N_star"])])
     vals, vecs = np.linalg.eigh(np.array(group["band"]["cov"], dtype=float))
     root = vecs * np.sqrt(np.clip(vals, 0.0, None))
-    return mean + rng.standard_normal((count, 3)) @ root.T
+    draws = mean + rng.standard_normal((count, 3)) @ root.T
+    if truth == "bounded":
+        b = group["bounds"]
+        lo = [b["A"][0], b["S"][0], math.log(b["N_star"][0])]
+        hi = [b["A"][1], b["S"][1], math.log(b["N_star"][1])]
+        draws = np.clip(draws, lo, hi)
+    return draws
 
 
 def _draw_sizes(group: dict, rng: np.random.Generator, count: int, where: str) -> np.ndarray:
@@ -36,6 +51,33 @@ def _draw_sizes(group: dict, rng: np.random.Generator, count: int, where: str) -
     return np.where(upper, hi_b * 2.0**doublings, lo_b / 2.0**doublings)
 
 
+def observe(true_pct: float, regime: dict, noise: float, cv_pct: float) -> float:
+    """A submission's ΔE% for a setup whose true value is `true_pct`: observation noise of the regime."""
+    sigma_obs = single_trial_floor_pp(true_pct, cv_pct)
+    if regime["pair_sd_pp"] is not None:
+        sigma_obs = max(regime["pair_sd_pp"], sigma_obs) / math.sqrt(regime["n_trials"])
+    return true_pct + noise * sigma_obs
+
+
+def grade_twice(
+    group: dict,
+    size: float,
+    obs: float,
+    sign: float,
+    regime: dict,
+    cv_pct: float,
+    shift_sigmas: float,
+    variance=parameter_variance,
+) -> tuple[dict, bool]:
+    """(grade of the observation as drawn, whether the observation shifted by `shift_sigmas` of the
+    grader's own combined sd in direction `sign` is flagged as a contradiction)."""
+    n_trials, pair_sd = regime["n_trials"], regime["pair_sd_pp"]
+    null = grade_point(group, size, obs, n_trials, pair_sd, cv_pct, variance)
+    shifted = obs + sign * shift_sigmas * null["scale"]
+    alt = grade_point(group, size, shifted, n_trials, pair_sd, cv_pct, variance)
+    return null, alt["label"] == "contradiction"
+
+
 def simulate(
     group: dict,
     *,
@@ -45,12 +87,15 @@ def simulate(
     where: str = "inside",
     shift_sigmas: float = 3.0,
     cv_pct: float = 2.0,
+    truth: str = "normal",
+    variance=parameter_variance,
 ) -> dict:
     """Grade `n` simulated submissions twice: as drawn (null) and shifted by `shift_sigmas` of the grader's
-    own combined sd in a random direction. Returns the false-contradiction rate and the power."""
+    own combined sd in a random direction. Returns the false-contradiction rate and the power.
+    `variance` is the band's parameter variance (the delta method's for comparison)."""
     rng = np.random.default_rng(seed)
     regime = SCENARIOS[scenario]
-    thetas = _draw_theta(group, rng, n)
+    thetas = draw_theta(group, rng, n, truth)
     sizes = _draw_sizes(group, rng, n, where)
     scatter = rng.standard_normal(n) * group["sigma_pp"]
     noise = rng.standard_normal(n)
@@ -59,18 +104,13 @@ def simulate(
     sigma_ref_sum = 0.0
     for i in range(n):
         size = float(sizes[i])
-        truth = curve_pct(size, thetas[i, 0], thetas[i, 1], math.exp(thetas[i, 2])) + scatter[i]
-        sigma_true = single_trial_floor_pp(truth, cv_pct)
-        if regime["pair_sd_pp"] is not None:
-            sigma_true = max(regime["pair_sd_pp"], sigma_true) / math.sqrt(regime["n_trials"])
-        obs = truth + noise[i] * sigma_true
-        null = grade_point(group, size, obs, regime["n_trials"], regime["pair_sd_pp"], cv_pct)
+        true_pct = curve_pct(size, thetas[i, 0], thetas[i, 1], math.exp(thetas[i, 2])) + scatter[i]
+        obs = observe(true_pct, regime, float(noise[i]), cv_pct)
+        null, flagged = grade_twice(group, size, obs, float(signs[i]), regime, cv_pct, shift_sigmas, variance)
         false_hits += null["label"] == "contradiction"
         anchors_used += null["ref_source"] == "anchors"
         sigma_ref_sum += null["sigma_ref"]
-        shifted = obs + signs[i] * shift_sigmas * null["scale"]
-        alt = grade_point(group, size, shifted, regime["n_trials"], regime["pair_sd_pp"], cv_pct)
-        power_hits += alt["label"] == "contradiction"
+        power_hits += flagged
     return {
         "n": n,
         "false_contradiction_rate": false_hits / n,

@@ -11,9 +11,10 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from curves.anchors import normalise_rows
-from curves.model import MODEL_TEXT, THETA_NAMES, curve_pct, gradient
+from curves.band import covariance, sigma_points
+from curves.model import MODEL_TEXT, THETA_NAMES, curve_pct
 
-CODE_VERSION = "quantjoule-curves-fit/2"
+CODE_VERSION = "quantjoule-curves-fit/3"
 
 DEFAULT_SETTINGS: dict = {
     "backend": "eager",
@@ -33,9 +34,11 @@ DEFAULT_SETTINGS: dict = {
 }
 
 BAND_METHOD = (
-    "delta method: cov = sigma^2 * pinv(J'J) over (A, S, ln N*) at the fitted optimum (bounds ignored, "
-    "so a bound never narrows the band); sd(N) = sqrt(g' cov g + sigma^2) * (1 + k * d), d = doublings "
-    "outside the measured sizes widened by the size tolerance"
+    "sigma points: cov = sigma_fit^2 * pinv(J'J) over the free parameters of (A, S, ln N*) at the fitted "
+    "optimum; six points theta +- sqrt(3) * sqrt(lambda_i) * v_i on its principal axes; parameter variance "
+    "v(N) = mean over the points of (curve(N; point) - curve(N; theta))^2, capped at the admissible "
+    "half-width squared; sd(N) = sqrt(v + sigma^2) * (1 + k * d), d = doublings outside the measured sizes "
+    "widened by the size tolerance"
 )
 
 
@@ -163,7 +166,8 @@ def _crossover(a: float, s: float, n_star: float, lo_b: float, hi_b: float) -> t
     return None, f"N*A/(S-A) = {n_c:.3g} B lies outside the measured sizes"
 
 
-def _fit_group(points: list[dict], precision: str, settings: dict) -> dict:
+def fit_group(points: list[dict], precision: str, settings: dict, *, loo: bool = True) -> dict:
+    """Fit one group's points; `loo=False` skips the leave-one-out refits (the calibration's resampling)."""
     n_b = np.array([p["params_b"] for p in points])
     y = np.array([p["delta_e_pct"] for p in points])
     res = fit_points(n_b, y, precision, settings)
@@ -171,16 +175,17 @@ def _fit_group(points: list[dict], precision: str, settings: dict) -> dict:
     resid = _residuals(theta, n_b, y)
     free = _free_mask(res)
     dof = len(points) - sum(free)
-    loo = None
-    if len(points) - 1 >= settings["min_points"]:
+    loo_rmse = None
+    if loo and len(points) - 1 >= settings["min_points"]:
         errs = []
         for i in range(len(points)):
             keep = np.arange(len(points)) != i
             t = fit_points(n_b[keep], y[keep], precision, settings)["theta"]
             errs.append(curve_pct(n_b[i], t[0], t[1], math.exp(t[2])) - y[i])
-        loo = math.sqrt(float(np.mean(np.square(errs))))
+        loo_rmse = math.sqrt(float(np.mean(np.square(errs))))
     return {
         "points": points,
+        "precision": precision,
         "n_b": n_b,
         "y": y,
         "theta": theta,
@@ -189,118 +194,132 @@ def _fit_group(points: list[dict], precision: str, settings: dict) -> dict:
         "rss": res["rss"],
         "dof": dof,
         "free": free,
-        "loo": loo,
+        "loo": loo_rmse,
     }
+
+
+def pooled_residual_sds(rss_dof: dict[str, list[tuple[float, int]]]) -> dict[str, float | None]:
+    """sqrt(sum RSS / sum dof) per precision and over all ("*") from (rss, dof) pairs, skipping dof = 0."""
+    pooled = {}
+    everything = [pair for pairs in rss_dof.values() for pair in pairs]
+    for prec, pairs in sorted({**rss_dof, "*": everything}.items()):
+        sel = [(rss, dof) for rss, dof in pairs if dof > 0]
+        dof = sum(d for _, d in sel)
+        pooled[prec] = math.sqrt(sum(r for r, _ in sel) / dof) if dof > 0 else None
+    return pooled
+
+
+def group_entry(key: str, g: dict, pooled: dict, settings: dict) -> dict:
+    """The curves.json entry of one fitted group (`g` from fit_group), its band included."""
+    digits = settings["significant_digits"]
+    r = lambda v: _round(v, digits)  # noqa: E731
+    arch, precision, backend = key.split("/")
+    theta, fres = g["theta"], g["fit"]
+    a, s, n_star = float(theta[0]), float(theta[1]), math.exp(theta[2])
+    own_sd = math.sqrt(g["rss"] / g["dof"]) if g["dof"] > 0 else None
+    pool_sd, pool_src = (
+        (pooled[precision], f"pooled:{precision}") if pooled.get(precision) else (pooled["*"], "pooled:all")
+    )
+    floor = math.sqrt(2.0) * settings["repeatability_cv_pct"] * max(0.0, 1.0 + float(np.mean(g["y"])) / 100)
+    # The anchors' own noise drives the parameter covariance; a new setup scatters at least as much
+    # as the pooled between-setup residual (only pooled groups hold more than one card).
+    fit_candidates = [(own_sd, "own")] if own_sd is not None else [(pool_sd or 0.0, pool_src)]
+    sigma_fit, sigma_fit_src = max([*fit_candidates, (floor, "repeatability-floor")], key=lambda c: c[0])
+    candidates = [(own_sd or 0.0, "own"), (pool_sd or 0.0, pool_src), (floor, "repeatability-floor")]
+    sigma, sigma_src = max(candidates, key=lambda c: c[0])
+    cov = covariance(g["n_b"], theta, g["free"], sigma_fit)
+    points = sigma_points(theta, cov)
+    lo_b, hi_b = float(np.min(g["n_b"])), float(np.max(g["n_b"]))
+    cross, cross_note = _crossover(a, s, n_star, lo_b, hi_b)
+    on_bound = _on_bound(theta, fres["lo"], fres["hi"])
+    if not fres["n_star_free"]:
+        on_bound["N_star"] = None
+    lo_r = [r(float(v)) for v in fres["lo"]]
+    hi_r = [r(float(v)) for v in fres["hi"]]
+    return {
+        "arch": arch,
+        "precision": precision,
+        "backend": backend,
+        "borrowed_from": None,
+        "n_points": len(g["points"]),
+        "params": {"A": r(a), "S": r(s), "N_star": r(n_star)},
+        "free": dict(zip(("A", "S", "N_star"), g["free"], strict=True)),
+        "n_star_rule": "fitted" if fres["n_star_free"] else "median size (fewer points or S = 0)",
+        "bounds": {
+            "A": [lo_r[0], hi_r[0]],
+            "S": [lo_r[1], hi_r[1]],
+            "N_star": list(settings["n_star_bounds_b"]),
+        },
+        "on_bound": on_bound,
+        "rms_pp": r(math.sqrt(g["rss"] / len(g["points"]))),
+        "residual_sd_pp": None if own_sd is None else r(own_sd),
+        "dof": g["dof"],
+        "sigma_fit_pp": r(sigma_fit),
+        "sigma_fit_source": sigma_fit_src,
+        "sigma_pp": r(sigma),
+        "sigma_source": sigma_src,
+        "loo_rmse_pp": None if g["loo"] is None else r(g["loo"]),
+        "size_range_b": [r(lo_b), r(hi_b)],
+        "crossover_b": None if cross is None else r(cross),
+        "crossover_note": cross_note,
+        "band": {
+            "method": "sigma-points",
+            "theta": list(THETA_NAMES),
+            "cov": [[r(float(v)) for v in row] for row in cov],
+            "sigma_points": [
+                {"A": r(float(t[0])), "S": r(float(t[1])), "N_star": r(math.exp(t[2]))} for t in points
+            ],
+            "sigma_pp": r(sigma),
+            "sigma_fit_pp": r(sigma_fit),
+            "k_per_doubling": settings["k_per_doubling"],
+            "size_tolerance_rel": settings["size_tolerance_rel"],
+            "range_b": [r(lo_b), r(hi_b)],
+            "a_bounds": [lo_r[0], hi_r[0]],
+            "s_bounds": [lo_r[1], hi_r[1]],
+            "n_star_bounds_b": list(settings["n_star_bounds_b"]),
+        },
+        "anchors": [
+            {
+                "gpu": p["gpu"],
+                "model": p["model"],
+                "params_b": r(p["params_b"]),
+                "delta_e_pct": r(p["delta_e_pct"]),
+                "n_trials": p["n_trials"],
+                "residual_pp": r(-float(e)),
+                "note": p["note"],
+            }
+            for p, e in zip(g["points"], g["resid"], strict=True)
+        ],
+    }
+
+
+def group_points(anchor_rows: list[dict]) -> dict[tuple[str, str], list[dict]]:
+    """Normalised anchor points per (arch, precision), each list in a fixed order."""
+    by_group: dict[tuple[str, str], list[dict]] = {}
+    order = lambda p: (p["params_b"], p["gpu"], p["model"], p["delta_e_pct"])  # noqa: E731
+    for p in sorted(normalise_rows(anchor_rows), key=order):
+        by_group.setdefault((p["arch"], p["precision"]), []).append(p)
+    return by_group
 
 
 def fit(anchor_rows: list[dict], settings: dict | None = None) -> dict:
     """curves.json content for `anchor_rows` (rows as read from the anchors CSV). Pure and deterministic."""
     settings = copy.deepcopy(DEFAULT_SETTINGS if settings is None else settings)
-    digits = settings["significant_digits"]
-    r = lambda v: _round(v, digits)  # noqa: E731
-    points = normalise_rows(anchor_rows)
-    by_group: dict[tuple[str, str], list[dict]] = {}
-    for p in sorted(points, key=lambda p: (p["params_b"], p["gpu"], p["model"], p["delta_e_pct"])):
-        by_group.setdefault((p["arch"], p["precision"]), []).append(p)
-
     fitted, unfitted = {}, {}
-    for (arch, precision), pts in sorted(by_group.items()):
+    for (arch, precision), pts in sorted(group_points(anchor_rows).items()):
         key = f"{arch}/{precision}/{settings['backend']}"
         if precision not in settings["s_cap_pct"]:
             unfitted[key] = f"no published S cap for precision {precision}"
         elif len(pts) < settings["min_points"]:
             unfitted[key] = f"{len(pts)} anchor point(s); at least {settings['min_points']} are needed"
         else:
-            fitted[key] = _fit_group(pts, precision, settings)
+            fitted[key] = fit_group(pts, precision, settings)
 
-    pooled = {}
-    for prec in sorted({k.split("/")[1] for k in fitted} | {"*"}):
-        sel = [g for k, g in fitted.items() if (prec == "*" or k.split("/")[1] == prec) and g["dof"] > 0]
-        dof = sum(g["dof"] for g in sel)
-        pooled[prec] = math.sqrt(sum(g["rss"] for g in sel) / dof) if dof > 0 else None
-
-    groups = {}
-    for key, g in fitted.items():
-        arch, precision, backend = key.split("/")
-        theta, fres = g["theta"], g["fit"]
-        a, s, n_star = float(theta[0]), float(theta[1]), math.exp(theta[2])
-        own_sd = math.sqrt(g["rss"] / g["dof"]) if g["dof"] > 0 else None
-        pool_sd, pool_src = (
-            (pooled[precision], f"pooled:{precision}")
-            if pooled.get(precision)
-            else (pooled["*"], "pooled:all")
-        )
-        floor = (
-            math.sqrt(2.0) * settings["repeatability_cv_pct"] * max(0.0, 1.0 + float(np.mean(g["y"])) / 100)
-        )
-        # The anchors' own noise drives the parameter covariance; a new setup scatters at least as much
-        # as the pooled between-setup residual (only pooled groups hold more than one card).
-        fit_candidates = [(own_sd, "own")] if own_sd is not None else [(pool_sd or 0.0, pool_src)]
-        sigma_fit, sigma_fit_src = max([*fit_candidates, (floor, "repeatability-floor")], key=lambda c: c[0])
-        candidates = [(own_sd or 0.0, "own"), (pool_sd or 0.0, pool_src), (floor, "repeatability-floor")]
-        sigma, sigma_src = max(candidates, key=lambda c: c[0])
-        jac = np.array([gradient(n, a, s, n_star) for n in g["n_b"]])
-        jac[:, ~np.array(g["free"])] = 0.0
-        cov = sigma_fit**2 * np.linalg.pinv(jac.T @ jac, rcond=1e-10, hermitian=True)
-        lo_b, hi_b = float(np.min(g["n_b"])), float(np.max(g["n_b"]))
-        cross, cross_note = _crossover(a, s, n_star, lo_b, hi_b)
-        on_bound = _on_bound(theta, fres["lo"], fres["hi"])
-        if not fres["n_star_free"]:
-            on_bound["N_star"] = None
-        lo_r = [r(float(v)) for v in fres["lo"]]
-        hi_r = [r(float(v)) for v in fres["hi"]]
-        groups[key] = {
-            "arch": arch,
-            "precision": precision,
-            "backend": backend,
-            "borrowed_from": None,
-            "n_points": len(g["points"]),
-            "params": {"A": r(a), "S": r(s), "N_star": r(n_star)},
-            "free": dict(zip(("A", "S", "N_star"), g["free"], strict=True)),
-            "n_star_rule": "fitted" if fres["n_star_free"] else "median size (fewer points or S = 0)",
-            "bounds": {
-                "A": [lo_r[0], hi_r[0]],
-                "S": [lo_r[1], hi_r[1]],
-                "N_star": list(settings["n_star_bounds_b"]),
-            },
-            "on_bound": on_bound,
-            "rms_pp": r(math.sqrt(g["rss"] / len(g["points"]))),
-            "residual_sd_pp": None if own_sd is None else r(own_sd),
-            "dof": g["dof"],
-            "sigma_fit_pp": r(sigma_fit),
-            "sigma_fit_source": sigma_fit_src,
-            "sigma_pp": r(sigma),
-            "sigma_source": sigma_src,
-            "loo_rmse_pp": None if g["loo"] is None else r(g["loo"]),
-            "size_range_b": [r(lo_b), r(hi_b)],
-            "crossover_b": None if cross is None else r(cross),
-            "crossover_note": cross_note,
-            "band": {
-                "method": "delta",
-                "theta": list(THETA_NAMES),
-                "cov": [[r(float(v)) for v in row] for row in cov],
-                "sigma_pp": r(sigma),
-                "sigma_fit_pp": r(sigma_fit),
-                "k_per_doubling": settings["k_per_doubling"],
-                "size_tolerance_rel": settings["size_tolerance_rel"],
-                "range_b": [r(lo_b), r(hi_b)],
-                "a_bounds": [lo_r[0], hi_r[0]],
-                "s_bounds": [lo_r[1], hi_r[1]],
-                "n_star_bounds_b": list(settings["n_star_bounds_b"]),
-            },
-            "anchors": [
-                {
-                    "gpu": p["gpu"],
-                    "model": p["model"],
-                    "params_b": r(p["params_b"]),
-                    "delta_e_pct": r(p["delta_e_pct"]),
-                    "n_trials": p["n_trials"],
-                    "residual_pp": r(-float(e)),
-                    "note": p["note"],
-                }
-                for p, e in zip(g["points"], g["resid"], strict=True)
-            ],
-        }
+    rss_dof: dict[str, list[tuple[float, int]]] = {}
+    for g in fitted.values():
+        rss_dof.setdefault(g["precision"], []).append((g["rss"], g["dof"]))
+    pooled = pooled_residual_sds(rss_dof)
+    groups = {key: group_entry(key, g, pooled, settings) for key, g in fitted.items()}
     for to_arch, from_arch in sorted(settings["borrows"].items()):
         for key in sorted(groups):
             src = groups[key]
@@ -308,13 +327,14 @@ def fit(anchor_rows: list[dict], settings: dict | None = None) -> dict:
             if src["arch"] == from_arch and src["borrowed_from"] is None and new_key not in groups:
                 groups[new_key] = {**copy.deepcopy(src), "arch": to_arch, "borrowed_from": from_arch}
 
+    digits = settings["significant_digits"]
     return {
         "version": version_hash(anchor_rows, settings),
         "code_version": CODE_VERSION,
         "model": MODEL_TEXT,
         "band_method": BAND_METHOD,
         "settings": settings,
-        "pooled_residual_sd_pp": {k: None if v is None else r(v) for k, v in pooled.items()},
+        "pooled_residual_sd_pp": {k: None if v is None else _round(v, digits) for k, v in pooled.items()},
         "groups": dict(sorted(groups.items())),
         "unfitted": unfitted,
     }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
-from curves.model import extrapolation_doublings, predict_group
+from curves.model import extrapolation_doublings, parameter_variance, predict_group
 from curves.store import normalise_arch, resolve_with_code
 from schema.semantic import NVML_SOURCE_LEGACY, NVML_SOURCES_V2
 
@@ -149,11 +149,18 @@ def ungraded_verdict(code: str, reason: str, base: dict, qualifiers: list[str]) 
 
 
 def grade_point(
-    group: dict, params_b: float, obs: float, n_trials: int, pair_sd: float | None, cv_pct: float
+    group: dict,
+    params_b: float,
+    obs: float,
+    n_trials: int,
+    pair_sd: float | None,
+    cv_pct: float,
+    variance=parameter_variance,
 ) -> dict:
-    """The numeric core of the rule for one point against one curve group (also what calibration runs)."""
+    """The numeric core of the rule for one point against one curve group (also what calibration runs;
+    `variance` lets it grade with the delta method's band for comparison)."""
     tol = group["band"]["size_tolerance_rel"]
-    curve_mean, curve_sd = predict_group(group, params_b)
+    curve_mean, curve_sd = predict_group(group, params_b, variance)
     same_size = (
         []
         if group["borrowed_from"]

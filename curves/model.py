@@ -36,8 +36,8 @@ def extrapolation_doublings(params_b: float, band: dict) -> float:
 def admissible_half_width(params_b: float, band: dict) -> float:
     """Half the spread of ΔE% that any parameters inside the published bounds can give at `params_b`.
 
-    No distribution on an interval of width W has variance above (W/2)^2, so this caps the linearised
-    parameter variance where the delta method extrapolates beyond what the bounded model can produce.
+    No distribution on an interval of width W has variance above (W/2)^2, so this caps the parameter
+    variance where the sigma points (unbounded normal draws) reach beyond what the bounded model can produce.
     """
     (a_lo, a_hi), (s_lo, s_hi), (n_lo, n_hi) = band["a_bounds"], band["s_bounds"], band["n_star_bounds_b"]
     x_max = params_b / n_lo
@@ -47,23 +47,39 @@ def admissible_half_width(params_b: float, band: dict) -> float:
     return (high - low) / 2.0
 
 
-def predict_group(group: dict, params_b: float) -> tuple[float, float]:
+def parameter_variance(group: dict, params_b: float) -> float:
+    """Variance (pp^2) of ΔE% at `params_b` from the parameter uncertainty: the mean squared deviation of
+    the curve at the six stored sigma points from the fitted curve, capped at the admissible half-width^2."""
+    p = group["params"]
+    band = group["band"]
+    mean = curve_pct(params_b, p["A"], p["S"], p["N_star"])
+    points = band["sigma_points"]
+    var = sum((curve_pct(params_b, q["A"], q["S"], q["N_star"]) - mean) ** 2 for q in points) / len(points)
+    return min(var, admissible_half_width(params_b, band) ** 2)
+
+
+def delta_method_variance(group: dict, params_b: float) -> float:
+    """The linearised parameter variance g' C g (same cap), kept to show what the sigma points correct."""
+    p = group["params"]
+    g = gradient(params_b, p["A"], p["S"], p["N_star"])
+    cov = group["band"]["cov"]
+    var = sum(g[i] * cov[i][j] * g[j] for i in range(3) for j in range(3))
+    return min(max(var, 0.0), admissible_half_width(params_b, group["band"]) ** 2)
+
+
+def predict_group(group: dict, params_b: float, variance=parameter_variance) -> tuple[float, float]:
     """(mean ΔE%, prediction sd in pp) of `group` at `params_b`.
 
-    sd = sqrt(min(g' C g, h^2) + sigma^2) * (1 + k * d): parameter uncertainty by the delta method (capped
-    by the admissible half-width h), plus the scatter sigma of a new setup around the curve, inflated by k
-    per doubling of distance d outside the measured sizes. The gallery evaluates the same formula in
-    JavaScript from the same stored numbers.
+    sd = sqrt(v + sigma^2) * (1 + k * d): v the parameter variance from the sigma points (capped by the
+    admissible half-width h), sigma the scatter of a new setup around the curve, inflated by k per doubling
+    of distance d outside the measured sizes. The gallery evaluates the same formula in JavaScript from the
+    same stored numbers. `variance` exists so the calibration can show the delta method side by side.
     """
     if not (isinstance(params_b, (int, float)) and math.isfinite(params_b) and params_b > 0):
         raise ValueError(f"params_b must be a positive finite number, got {params_b!r}")
     p = group["params"]
     band = group["band"]
     mean = curve_pct(params_b, p["A"], p["S"], p["N_star"])
-    g = gradient(params_b, p["A"], p["S"], p["N_star"])
-    cov = band["cov"]
-    var_param = sum(g[i] * cov[i][j] * g[j] for i in range(3) for j in range(3))
-    var_param = min(max(var_param, 0.0), admissible_half_width(params_b, band) ** 2)
-    var = var_param + band["sigma_pp"] ** 2
+    var = variance(group, params_b) + band["sigma_pp"] ** 2
     inflation = 1.0 + band["k_per_doubling"] * extrapolation_doublings(params_b, band)
     return mean, math.sqrt(var) * inflation

@@ -41,7 +41,9 @@ def test_readme_javascript_matches_python(chromium, fitted):
     got = chromium.execute_script(
         js + "\nconst groups = arguments[0], sizes = arguments[1];"
         "\nreturn Object.keys(groups).sort().map(k => sizes.map(n => predict(groups[k], n)));",
-        json.loads(json.dumps(fitted["groups"])), SIZES_B)
+        json.loads(json.dumps(fitted["groups"])),
+        SIZES_B,
+    )
     for row, key in zip(got, sorted(fitted["groups"]), strict=True):
         for (mean_js, sd_js), n in zip(row, SIZES_B, strict=True):
             mean_py, sd_py = predict_group(fitted["groups"][key], n)

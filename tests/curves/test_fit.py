@@ -12,6 +12,7 @@ from curves.anchors import parse_anchors_csv
 from curves.codes import CurvesError
 from curves.fit import DEFAULT_SETTINGS, dumps, fit
 from curves.model import curve_pct, gradient, predict_group
+from curves.table import group_table
 from tests.curves.helpers import ANCHORS, CURVES
 
 FAST = copy.deepcopy(DEFAULT_SETTINGS)
@@ -150,3 +151,10 @@ def test_bad_anchors_are_coded_errors(text, code):
     with pytest.raises(CurvesError) as err:
         fit(parse_anchors_csv(text))
     assert err.value.code == code and err.value.hint
+
+
+def test_the_readme_table_of_curves_is_current(fitted):
+    readme = (CURVES.parent.parent / "curves" / "README.md").read_text(encoding="utf-8")
+    table = group_table(fitted)
+    assert table in readme
+    assert "| ampere/INT8/eager | 3 |" in table and table.count("\n") == 2 + len(fitted["groups"])
