@@ -20,17 +20,18 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def bot_grade(path: Path) -> dict:
-    """What the bot says about a file: `python -m bot grade --json` in a subprocess."""
+def bot_grade_all(paths: list[Path]) -> dict[str, dict]:
+    """What the bot says about each file: one `python -m bot grade --json FILES...` subprocess."""
     done = subprocess.run(
-        [sys.executable, "-m", "bot", "grade", "--json", str(path)],
+        [sys.executable, "-m", "bot", "grade", "--json", *map(str, paths)],
         cwd=REPO,
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert done.returncode in (0, 1), done.stderr
-    return json.loads(done.stdout.splitlines()[0])
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    return {answer["file"]: answer for answer in answers}
 
 
 @pytest.fixture(scope="module")
@@ -197,11 +198,17 @@ def reports(tmp_path_factory) -> dict[str, Path]:
     return paths
 
 
-def test_pasted_reports_get_the_bots_verdict(browser, site, reports):
+@pytest.fixture(scope="module")
+def bot_says(reports) -> dict[str, dict]:
+    by_file = bot_grade_all(list(reports.values()))
+    return {name: by_file[str(path)] for name, path in reports.items()}
+
+
+def test_pasted_reports_get_the_bots_verdict(browser, site, reports, bot_says):
     base, _root, _result = site
     open_index(browser, base)
     for name in ("far", "near", "nocurve", "bad"):
-        expected = bot_grade(reports[name])
+        expected = bot_says[name]
         box = browser.find_element(By.ID, "paste")
         browser.execute_script("arguments[0].value = arguments[1];", box, reports[name].read_text())
         browser.find_element(By.ID, "check-button").click()
@@ -212,19 +219,19 @@ def test_pasted_reports_get_the_bots_verdict(browser, site, reports):
         if expected["verdict"]["label"] != "ungraded":
             assert f"{expected['verdict']['z']:+.2f}" in shown["text"]
             assert shown["ring"] == 1, "the point is placed on its plot"
-    labels = {bot_grade(reports[n])["verdict"]["label"] for n in ("far", "near", "nocurve")}
+    labels = {bot_says[n]["verdict"]["label"] for n in ("far", "near", "nocurve")}
     assert labels == {"contradiction", "confirmation", "ungraded"}
 
 
-def test_a_chosen_file_gets_the_bots_verdict(browser, site, reports):
+def test_a_chosen_file_gets_the_bots_verdict(browser, site, reports, bot_says):
     base, _root, _result = site
     open_index(browser, base)
     browser.find_element(By.ID, "file-input").send_keys(str(reports["far"]))
     shown = _check_panel_verdict(browser)
-    assert shown["label"] == bot_grade(reports["far"])["verdict"]["label"] == "contradiction"
+    assert shown["label"] == bot_says["far"]["verdict"]["label"] == "contradiction"
 
 
-def test_a_dropped_file_gets_the_bots_verdict(browser, site, reports):
+def test_a_dropped_file_gets_the_bots_verdict(browser, site, reports, bot_says):
     base, _root, _result = site
     open_index(browser, base)
     browser.execute_script(
@@ -237,7 +244,7 @@ def test_a_dropped_file_gets_the_bots_verdict(browser, site, reports):
         reports["near"].read_text(),
     )
     shown = _check_panel_verdict(browser)
-    expected = bot_grade(reports["near"])
+    expected = bot_says["near"]
     assert shown["label"] == expected["verdict"]["label"] == "confirmation"
     assert expected["verdict"]["sentence"] in shown["text"] and shown["ring"] == 1
 

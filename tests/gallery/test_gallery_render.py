@@ -26,11 +26,12 @@ def model(records, curves):
     return compose(records, curves)
 
 
-def test_same_records_in_any_order_give_byte_identical_files(records, curves, rendered):
-    first = rendered
-    shuffled = list(records)
+def test_same_records_in_any_order_give_byte_identical_files(records, curves, rendered, small):
+    few, few_curves = small
+    shuffled = list(few)
     random.Random(3).shuffle(shuffled)
-    assert render_files(shuffled, curves) == first
+    assert render_files(shuffled, few_curves) == render_files(few, few_curves)
+    first = rendered
     assert "gallery/README.md" in first
     names = {path for path in first if path.startswith("gallery/plots/")}
     # One PNG and one SVG per (arch, precision) that has a curve or a record.
