@@ -64,7 +64,7 @@ def render_readme(rows: list[dict], skipped: list[dict], specs: dict[str, dict],
     if skipped:
         out += [
             f"{len(skipped)} record(s) are not shown because they are not NVML measurements: "
-            + ", ".join(f"`{md(s['id'])}` ({md(s['reason'])})" for s in skipped[:20])
+            + ", ".join(f"{md(s['id'])} ({md(s['reason'])})" for s in skipped[:20])
             + (" …" if len(skipped) > 20 else ""),
             "",
         ]

@@ -186,3 +186,31 @@ def test_a_new_record_changes_only_its_own_plot(records, curves, model):
     readme = readme_bytes(after, curves).decode()
     assert re.search(r"\| 2027-01-01 \|", readme)
     assert len(_table_rows(readme)) == len(model.rows) + 1
+
+
+def test_records_graded_against_older_curves_are_regraded_and_say_so(records, curves):
+    """The gallery shows each point against the curve it draws: a record filed under another curves
+    version is graded again, and its page says what it was at filing."""
+    import copy
+
+    from gallery.site import render_page
+
+    record = next(
+        r
+        for r in records
+        if r["verdict"]["label"] == "confirmation" and r["verdict"]["curve_key"] == "ada/NF4/eager"
+    )
+    moved = copy.deepcopy(curves)
+    moved["version"] = "0123456789abcdef"
+    group = moved["groups"]["ada/NF4/eager"]
+    group["params"]["A"] += 400.0  # the whole curve and its anchors move up 400 points
+    for anchor in group["anchors"]:
+        anchor["delta_e_pct"] += 400.0
+    model = compose([record], moved)
+    row = model.rows[0]
+    assert row["label"] == "contradiction" and row["filed_label"] == "confirmation"
+    assert row["filed_curves_version"] == curves["version"]
+    page = render_page(row, record, model.specs["ada-NF4"], moved)
+    assert f"graded against curves <code>{curves['version']}</code>: confirmation" in page
+    same = compose([record], curves).rows[0]
+    assert same["label"] == "confirmation" and same["filed_label"] is None
