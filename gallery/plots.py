@@ -192,7 +192,7 @@ def geometry(spec: dict) -> dict:
 
 
 def place(geom: dict, params_b: float, delta_e_pct: float) -> tuple[float, float, bool]:
-    """(left %, top %, clipped) of a data point over the image; check.js placeOnPlot is its port."""
+    """(left %, top %, clipped) of a data point over the image; qj6-grade.js placeOnPlot is its port."""
     left, bottom, width, height = geom["axes"]
     (x_lo, x_hi), (y_lo, y_hi) = geom["x_range"], geom["y_range"]
     fx = (math.log(max(params_b, 1e-9)) - math.log(x_lo)) / (math.log(x_hi) - math.log(x_lo))

@@ -12,7 +12,10 @@ from gallery.markdown import fmt_ci, fmt_pct, fmt_size, fmt_z
 from gallery.plots import geometry, place
 from gallery.rows import COUNT_NAMES, LABELS
 
-STATIC_FILES = ("app.js", "check.js", "style.css")
+# The browser port of the checker, in load order (each part reads what earlier parts put on window.QJ).
+CHECKER_FILES = ("qj1-numbers.js", "qj2-read.js", "qj3-schema.js", "qj4-semantic.js", "qj5-trials.js",
+                 "qj6-grade.js", "qj7-panel.js")
+STATIC_FILES = (*CHECKER_FILES, "app.js", "style.css")
 # The site talks to nothing: no network at all, scripts and styles only from the site itself.
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'none'; "
        "object-src 'none'; base-uri 'none'; form-action 'none'")
@@ -104,6 +107,7 @@ def render_index(counts: dict[str, int], specs: dict[str, dict], skipped: list[d
         filters=filters,
         n_rows=n_rows,
         headers=headers,
+        checker="\n".join(f"<script src=\"assets/{name}\"></script>" for name in CHECKER_FILES),
     )
 
 

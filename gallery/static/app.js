@@ -153,5 +153,5 @@
 
   populateFilters();
   render();
-  if (window.QJCheck && C) { window.QJCheck.mountPanel(document, C, G); }
+  if (window.QJ && window.QJ.mountPanel && C) { window.QJ.mountPanel(document, C, G); }
 }());

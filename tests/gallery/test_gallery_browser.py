@@ -17,6 +17,8 @@ from matplotlib import image as mpimg
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
+from gallery.site import CHECKER_FILES
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
@@ -126,7 +128,7 @@ def test_sorting_by_energy_change_and_back(browser, site):
 def test_submission_text_is_shown_as_text(browser, site):
     base, _root, _result = site
     open_index(browser, base)
-    assert browser.execute_script("return document.scripts.length") == 5
+    assert browser.execute_script("return document.scripts.length") == 4 + len(CHECKER_FILES)
     cell = [r for r in visible_rows(browser) if "hostile-user" in r["cells"][12]][0]["cells"][12]
     assert HOSTILE in cell
     browser.get(base + next(p for p in _pages(site) if "/91-" in p))

@@ -12,6 +12,7 @@ from gallery_fixtures import make_record, make_report
 
 from gallery.builder import CACHE, MANIFEST, build
 from gallery.cli import main
+from gallery.site import CHECKER_FILES
 
 
 def _tree(*folders: Path) -> dict[str, bytes]:
@@ -30,7 +31,7 @@ def test_build_writes_the_committed_gallery_and_the_site(built, records, rendere
         assert (root / rel).read_bytes() == content, rel
     site = root / "gallery" / "site"
     assert (site / "index.html").is_file() and (site / "data" / "curves.js").is_file()
-    for name in ("app.js", "check.js", "style.css"):
+    for name in ("app.js", "style.css", *CHECKER_FILES):
         assert (site / "assets" / name).stat().st_size > 500
     pages = sorted(p.relative_to(site).as_posix() for p in (site / "r").rglob("*.html"))
     assert len(pages) == result.n_rows == len(records) - 1  # the simulated record has no page

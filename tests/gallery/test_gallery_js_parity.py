@@ -1,7 +1,7 @@
-"""The browser's check panel grades like Python: check.js under node against curves.check_text, in bulk.
+"""The browser's check panel grades like Python: the qj*.js checker under node against check_text, in bulk.
 
-check.js is the file the site ships; node runs it unchanged (the same code Chromium runs in the panel,
-which test_gallery_browser.py drives for a few reports end to end).
+gallery/static/qj*.js are the files the site ships; node runs them unchanged (the same code Chromium runs
+in the panel, which test_gallery_browser.py drives for a few reports end to end).
 """
 
 from __future__ import annotations
@@ -296,7 +296,7 @@ def test_curve_prediction_and_placement_match_python(tmp_path, curves):
     }
     path = tmp_path / "in.json"
     path.write_text(json.dumps(data))
-    check_js = str(Path(__file__).resolve().parents[2] / "gallery" / "static" / "check.js")
+    check_js = str(RUNNER)
     out = json.loads(
         subprocess.run(
             [_node(), "-e", script, check_js, str(path)], capture_output=True, text=True, check=True
