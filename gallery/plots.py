@@ -274,7 +274,7 @@ def _legend_handles(ax, borrowed_any: bool) -> list:
 
     return [
         Line2D([], [], color="#08306b", linewidth=1.6, label="fitted curve"),
-        Patch(facecolor="#9ecae1", alpha=0.35, label="prediction band"),
+        Patch(facecolor="#9ecae1", alpha=0.35, label="prediction band (±2 sd)"),
         Line2D([], [], color="#08306b", linewidth=1.6, linestyle="--",
                label="borrowed curve" + ("" if borrowed_any else " (none here)")),
         Line2D([], [], linestyle="none", marker="s", markersize=5.5, markerfacecolor=ANCHOR_COLOUR,
