@@ -28,6 +28,8 @@ TRUTHS = ("normal", "bounded")
 def draw_theta(group: dict, rng: np.random.Generator, count: int, truth: str = "normal") -> np.ndarray:
     """(count, 3) draws of (A, S, ln N*) from N(theta_hat, cov); cov may be singular (fixed parameters).
     truth "bounded" clips each draw into the fit's bounds, the only curves the fit itself can return."""
+    if truth not in TRUTHS:
+        raise ValueError(f"truth must be one of {TRUTHS}, got {truth!r}")
     p = group["params"]
     mean = np.array([p["A"], p["S"], math.log(p["N_star"])])
     vals, vecs = np.linalg.eigh(np.array(group["band"]["cov"], dtype=float))

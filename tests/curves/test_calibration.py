@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from curves.calibration import binomial_half_width, draw_theta, simulate
 from curves.model import delta_method_variance
@@ -56,3 +57,5 @@ def test_bounded_truth_draws_stay_inside_the_fit_bounds(fitted):
     assert clipped[:, 1].min() >= s_lo and clipped[:, 1].max() <= s_hi
     inside = (free[:, 1] <= s_hi) & (free[:, 1] >= s_lo) & (free[:, 2] >= math.log(0.1))
     assert np.array_equal(free[inside, 1], clipped[inside, 1])
+    with pytest.raises(ValueError, match="truth must be one of"):
+        draw_theta(group, rng, 1, "uniform")
