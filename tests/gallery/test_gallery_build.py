@@ -165,3 +165,23 @@ def test_the_empty_gallery_still_builds(tmp_path, small):
     assert result.n_rows == 0 and "| 0 | 0 | 0 |" in readme and "no replications yet" in readme
     assert len(list((root / "gallery" / "plots").glob("*.png"))) == len(curves["groups"])
     shutil.rmtree(root / "gallery")
+
+
+def test_incremental_build_sees_a_record_edited_in_place(tmp_path, small):
+    records, curves = small
+    root = write_repo(tmp_path / "repo", records, curves)
+    build(root)
+    target = sorted((root / "replications" / "ada").glob("*.json"))[0]
+    record = json.loads(target.read_text())
+    record["credited_handle"] = "Renamed Contributor"
+    target.write_text(json.dumps(record, indent=1))
+    step = build(root, incremental=True)
+    assert step.pages_rendered == 1 and step.plots_rendered == 0
+    assert "Renamed Contributor" in (root / "gallery" / "README.md").read_text()
+    full = write_repo(
+        tmp_path / "full",
+        [json.loads(p.read_text()) for p in (root / "replications").rglob("*.json")],
+        curves,
+    )
+    build(full)
+    assert _tree(full / "gallery") == _tree(root / "gallery")
