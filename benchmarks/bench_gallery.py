@@ -26,7 +26,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests" / "gallery"))
 
-TARGETS_S = {"full build": 30.0, "incremental build (one new record)": 3.0, "index page load in Chromium": 2.0}
+TARGETS_S = {
+    "full build": 30.0,
+    "incremental build (one new record)": 3.0,
+    "index page load in Chromium": 2.0,
+}
 
 
 def make_repo(root: Path, n: int) -> dict:
@@ -48,8 +52,13 @@ def make_repo(root: Path, n: int) -> dict:
 def timed_build(root: Path, *extra: str) -> tuple[float, str]:
     env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "gallery", "build", "--root", str(root), *extra],
-                          capture_output=True, text=True, env=env, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "gallery", "build", "--root", str(root), *extra],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
     return time.perf_counter() - started, done.stdout
 
 
@@ -58,8 +67,9 @@ def add_one_record(root: Path, curves: dict) -> None:
 
     from gallery.rows import record_id
 
-    report = make_report(arch="ada", model="Qwen2-7B", params_b=7.616, precision="NF4", delta_pct=-12.0,
-                         seed=777_777)
+    report = make_report(
+        arch="ada", model="Qwen2-7B", params_b=7.616, precision="NF4", delta_pct=-12.0, seed=777_777
+    )
     record = make_record(report, issue=777_777, curves=curves, submitted_at="2027-06-01T12:00:00Z")
     path = root / "replications" / f"{record_id(record)}.json"
     path.write_text(json.dumps(record, indent=1), encoding="utf-8")
@@ -83,11 +93,19 @@ def page_load(site: Path, repeats: int = 3) -> tuple[float, float, int]:
     url = f"http://127.0.0.1:{server.server_address[1]}/index.html"
     options = Options()
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                "--window-size=1400,1800", "--disable-application-cache", "--incognito"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--window-size=1400,1800",
+        "--disable-application-cache",
+        "--incognito",
+    ):
         options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"),
-                              options=options)
+    driver = webdriver.Chrome(
+        service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options
+    )
     walls, insides, rows = [], [], 0
     try:
         for _ in range(repeats):
@@ -96,7 +114,8 @@ def page_load(site: Path, repeats: int = 3) -> tuple[float, float, int]:
             started = time.perf_counter()
             driver.get(url)
             WebDriverWait(driver, 60).until(
-                lambda d: d.execute_script("return document.body.getAttribute('data-table-ready') === 'true'"))
+                lambda d: d.execute_script("return document.body.getAttribute('data-table-ready') === 'true'")
+            )
             walls.append(time.perf_counter() - started)
             insides.append(driver.execute_script("return performance.now()") / 1000)
             rows = driver.execute_script("return window.QJ_GALLERY.rows.length")
@@ -109,7 +128,9 @@ def page_load(site: Path, repeats: int = 3) -> tuple[float, float, int]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=10_000)
-    parser.add_argument("--keep", type=Path, default=None, help="build here and keep it (default: a temp dir)")
+    parser.add_argument(
+        "--keep", type=Path, default=None, help="build here and keep it (default: a temp dir)"
+    )
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="qj-bench-"))
     if root.exists() and any(root.iterdir()):
@@ -126,14 +147,21 @@ def main() -> int:
     print(out.strip().splitlines()[1])
     site = root / "gallery" / "site"
     size_mb = sum(p.stat().st_size for p in site.rglob("*") if p.is_file()) / 1e6
-    print(f"site: {sum(1 for _ in site.rglob('*.html'))} HTML pages, {size_mb:.0f} MB; "
-          f"data/gallery.js {(site / 'data' / 'gallery.js').stat().st_size / 1e6:.1f} MB")
+    print(
+        f"site: {sum(1 for _ in site.rglob('*.html'))} HTML pages, {size_mb:.0f} MB; "
+        f"data/gallery.js {(site / 'data' / 'gallery.js').stat().st_size / 1e6:.1f} MB"
+    )
     load_s, inside_s, rows = page_load(site)
-    print(f"index page: {rows} rows in the data; ready (table rendered) {inside_s:.2f} s after navigation "
-          "start by the page's clock")
+    print(
+        f"index page: {rows} rows in the data; ready (table rendered) {inside_s:.2f} s after navigation "
+        "start by the page's clock"
+    )
 
-    figures = {"full build": full_s, "incremental build (one new record)": incremental_s,
-               "index page load in Chromium": load_s}
+    figures = {
+        "full build": full_s,
+        "incremental build (one new record)": incremental_s,
+        "index page load in Chromium": load_s,
+    }
     print(f"\n{'measure':40} {'seconds':>8} {'target':>8}  result")
     ok = True
     for name, seconds in figures.items():
