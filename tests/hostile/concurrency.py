@@ -143,7 +143,6 @@ def _check_and_merge(fake, sent: dict, codes: list[int], seconds: float, work: P
         "seconds": seconds,
         "branches": len(branches),
         "pulls": len(state.pulls),
-        "open_pulls_before_merge": len(state.pulls),
         "records_per_issue": sorted({len(v) for v in records_by_issue.values()}),
         "distinct_record_paths": len({p for v in records_by_issue.values() for p in v}),
         "mixed": mixed,
