@@ -38,6 +38,7 @@ NO_RESPONSE = "_No response_"
 
 _OPEN_FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 _HEADING = re.compile(r"^ {0,3}###[ \t]+(.+?)[ \t#]*$")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _CONSENT = re.compile(r"^\s*[-*+]\s+\[[xX]\]\s+.*\bCC[ -]BY[ -]4\.0\b", re.I)
 
 
@@ -120,8 +121,8 @@ def _submission(payload: dict, issue: dict, event: str, event_at: str) -> Submis
         "default_branch": str(repo.get("default_branch") or "main"),
         "issue": int(issue["number"]),
         "issue_url": str(issue.get("html_url", "")),
-        "title": title,
-        "submitter_login": str((issue.get("user") or {}).get("login", "")),
+        "title": clean_text(title),
+        "submitter_login": clean_text((issue.get("user") or {}).get("login", "")),
         "event": event,
         "submitted_at": str(issue.get("created_at") or ""),
         "event_at": event_at,
@@ -169,6 +170,12 @@ def normalise_newlines(text: str) -> str:
     return str(text).replace("\r\n", "\n").replace("\r", "\n")
 
 
+def clean_text(text: object) -> str:
+    """`text` with unpaired surrogates replaced by U+FFFD: they cannot be written as UTF-8, and these
+    fields reach records and the gallery. (Report blocks keep theirs, for the parser to refuse: QJ003.)"""
+    return _SURROGATE.sub("\ufffd", str(text))
+
+
 def _check_size(index: int, text: str) -> ReportBlock:
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > schema.MAX_REPORT_BYTES:
@@ -187,7 +194,7 @@ def _check_size(index: int, text: str) -> ReportBlock:
 def _field(value: str | None, limit: int) -> tuple[str | None, bool]:
     if value is None or value.strip() in ("", NO_RESPONSE):
         return None, False
-    value = value.strip()
+    value = clean_text(value.strip())
     return (value[:limit], True) if len(value) > limit else (value, False)
 
 

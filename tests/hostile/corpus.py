@@ -321,6 +321,11 @@ def cases() -> list[Case]:
             "refused",
             ("QJ009", "QJ504", "QJ512"),
         ),
+        Case(
+            "lone-surrogate-in-fields",
+            (form_body(HOPPER, handle="\ud800", affiliation="a\udfffb", notes="\ud83d"),),
+            "accepted",
+        ),
         Case("handle-too-long", (form_body(HOPPER, handle="h" * 10_000),), "accepted", ("QJ509",)),
         # -- intake -----------------------------------------------------------------------------------------
         Case("empty-body", ("",), "refused", ("QJ501",)),
