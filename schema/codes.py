@@ -114,12 +114,7 @@ def get(code: str) -> Code:
 
 
 def _codes_of(module_name: str) -> tuple:
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError:
-        # The other ranges are being written alongside this one; a missing module contributes no codes
-        # for now. Once all three exist this tolerance goes and an import failure is an error again.
-        return ()
+    module = importlib.import_module(module_name)
     found = module.codes() if hasattr(module, "codes") else getattr(module, "CODES", ())
     return tuple(found)
 
