@@ -21,7 +21,7 @@ def trial_records(out: Outcome) -> list[dict]:
     recs = []
     for blk in out.blocks:
         per: dict[str, dict] = {}
-        for w, tj in zip(blk["windows"], blk["trace_j"], strict=True):
+        for w in blk["windows"]:
             r = per.setdefault(
                 w.arm,
                 {
@@ -30,36 +30,48 @@ def trial_records(out: Outcome) -> list[dict]:
                     "dur": 0.0,
                     "tokens": 0,
                     "gens": 0,
-                    "has_counter": w.counter_j is not None,
+                    "has_counter": True,
+                    "has_trace": True,
+                    "notes": [],
+                    "faults": [],
                 },
             )
+            # one window without a counter reading sends the whole trial to the trace, never a partial sum
+            r["has_counter"] &= w.counter_j is not None
+            r["has_trace"] &= w.trace_j is not None
             r["counter"] += w.counter_j or 0.0
-            r["trace"] += tj
+            r["trace"] += w.trace_j or 0.0
             r["dur"] += w.end_s - w.start_s
             r["tokens"] += w.tokens
             r["gens"] += 1
+            r["notes"] += [n for n in w.notes if n not in r["notes"]]
+            if w.fault:
+                r["faults"].append(w.fault)
         for arm in blk["order"][: len(set(blk["order"]))]:
             r = per.get(arm)
-            if r is None:
-                recs.append({"block": blk["block"], "arm": arm, "status": "failed"})
+            missing = r is None or r["gens"] < blk["order"].count(arm)
+            if missing or r["faults"] or not (r["has_counter"] or r["has_trace"]):
+                why = r["faults"][0] if r and r["faults"] else out.failed.get(arm, "generation missing")
+                recs.append({"block": blk["block"], "arm": arm, "status": "failed", "reason": why})
                 continue
             energy = r["counter"] if r["has_counter"] else r["trace"]
-            recs.append(
-                {
-                    "block": blk["block"],
-                    "arm": arm,
-                    "counter_energy_j": r["counter"] if r["has_counter"] else None,
-                    "trace_energy_j": r["trace"],
-                    "duration_s": r["dur"],
-                    "tokens": r["tokens"],
-                    "generations": r["gens"],
-                    "mean_power_w": energy / r["dur"] if r["dur"] > 0 else None,
-                    "start_temp_c": blk["temps_c"].get(arm),
-                    "idle_power_w": blk["idle_power_w"],
-                    "dynamic_energy_j": dynamic_j(energy, idle, r["dur"]),
-                    "status": "ok",
-                }
-            )
+            rec = {
+                "block": blk["block"],
+                "arm": arm,
+                "counter_energy_j": r["counter"] if r["has_counter"] else None,
+                "trace_energy_j": r["trace"] if r["has_trace"] else None,
+                "duration_s": r["dur"],
+                "tokens": r["tokens"],
+                "generations": r["gens"],
+                "mean_power_w": energy / r["dur"] if r["dur"] > 0 else None,
+                "start_temp_c": blk["temps_c"].get(arm),
+                "idle_power_w": blk["idle_power_w"],
+                "dynamic_energy_j": dynamic_j(energy, idle, r["dur"]),
+                "status": "ok",
+            }
+            if r["notes"]:
+                rec["reason"] = "; ".join(r["notes"])
+            recs.append(rec)
     return recs
 
 
@@ -119,7 +131,7 @@ def block_agreement(out: Outcome) -> list[float]:
     vals = []
     for blk in out.blocks:
         ws = blk["windows"]
-        if not ws or any(w.counter_j is None for w in ws):
+        if not ws or any(w.counter_j is None or w.trace_j is None for w in ws):
             continue
         vals.append(disagreement_pct(sum(w.counter_j for w in ws), sum(blk["trace_j"])))
     return vals
@@ -191,7 +203,9 @@ def analyse(out: Outcome) -> dict:
     rec_agree = [
         disagreement_pct(r["counter_energy_j"], r["trace_energy_j"])
         for r in recs
-        if r["status"] == "ok" and r.get("counter_energy_j") is not None
+        if r["status"] == "ok"
+        and r.get("counter_energy_j") is not None
+        and r.get("trace_energy_j") is not None
     ]
     agreement = {
         "counter_vs_trace_median_pct": st.median(agree) if agree else None,

@@ -87,6 +87,20 @@ _CODES = (
         "report too large",
         "Use fewer trials (--trials) so the report fits in an issue body.",
     ),
+    Code(
+        "QJ414",
+        "error",
+        "power source failed mid-run",
+        "NVML stopped answering (driver reset, GPU lost, sampler died); completed blocks were kept but "
+        "the report is not a measurement. Check nvidia-smi and run again.",
+    ),
+    Code(
+        "QJ415",
+        "warning",
+        "energy counter stopped advancing",
+        "Windows where the NVML energy counter did not move use the power trace instead; if it persists, "
+        "update the driver or report the GPU model.",
+    ),
 )
 
 

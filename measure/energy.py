@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 
@@ -107,3 +108,39 @@ def counter_window_j(steps: tuple[list[float], list[float]], start_s: float, end
     if len(ts) < 2 or start_s < ts[0] or end_s > ts[-1]:
         return None
     return power_at(ts, cs, end_s) - power_at(ts, cs, start_s)
+
+
+# NVML's counter moves every ~100 ms on an H200; ten times that with no step is a counter that stopped
+COUNTER_STALL_S = 1.0
+
+
+def trace_gap_s(times_s: Sequence[float], start_s: float, end_s: float) -> float:
+    """Longest stretch of [start_s, end_s] without a power sample (bracketing samples included);
+    inf when the trace does not reach both edges (the sampler stopped or had not started)."""
+    if not times_s or times_s[0] > start_s or times_s[-1] < end_s:
+        return math.inf
+    lo = max(0, bisect_right(times_s, start_s) - 1)
+    hi = bisect_left(times_s, end_s)
+    seg = times_s[lo : hi + 1]
+    return max((b - a for a, b in zip(seg, seg[1:], strict=False)), default=0.0)
+
+
+def gap_limit_s(times_s: Sequence[float]) -> float:
+    """A trace gap worth recording: five typical sample intervals, and never under 50 ms."""
+    if len(times_s) < 3:
+        return 0.05
+    steps = sorted(b - a for a, b in zip(times_s, times_s[1:], strict=False))
+    return max(0.05, 5 * steps[len(steps) // 2])
+
+
+def counter_stall_s(
+    steps: tuple[list[float], list[float]], start_s: float, end_s: float, last_read_s: float
+) -> float:
+    """Longest time the counter showed no step while overlapping [start_s, end_s]; the stretch from the
+    last step to the last reading counts too (a counter that stopped for good). inf with no steps."""
+    ts = list(steps[0])
+    if not ts:
+        return math.inf
+    if last_read_s > ts[-1]:
+        ts.append(last_read_s)
+    return max((b - a for a, b in zip(ts, ts[1:], strict=False) if b > start_s and a < end_s), default=0.0)

@@ -22,11 +22,18 @@ class FakeClock:
         self.now_s += max(0.0, seconds)
 
 
+class FakeNvmlError(RuntimeError):
+    """What the fake raises where NVML would (e.g. NVML_ERROR_GPU_IS_LOST): a power-source fault."""
+
+
 class FakePowerSource:
     """Replays `trace` [(t_s, power_w), ...] (repeated with its period) against `clock`.
 
     The energy counter is the exact integral of the trace, so tests know the true energy of any window.
     Everything measured with it is labelled `simulated` and can never pass as a measurement.
+    Faults, in seconds after `epoch_s`: from `error_after_s` every reading raises FakeNvmlError (the
+    GPU fell off the bus mid-run); from `counter_stuck_after_s` the energy counter keeps its last value
+    while the power stays real (a counter that stops advancing).
     """
 
     measurement_source = "simulated"
@@ -41,6 +48,8 @@ class FakePowerSource:
         name: str = "Simulated GPU (fake power source)",
         power_limit_w: float = 700.0,
         temperature_c: float = 35.0,
+        error_after_s: float | None = None,
+        counter_stuck_after_s: float | None = None,
     ):
         if len(trace) < 2:
             raise ValueError("a trace needs at least two points")
@@ -53,6 +62,8 @@ class FakePowerSource:
         self._name = name
         self._limit = power_limit_w
         self._temp = temperature_c
+        self.error_after_s = error_after_s
+        self.counter_stuck_after_s = counter_stuck_after_s
 
     def open(self) -> FakePowerSource:
         return self
@@ -65,14 +76,24 @@ class FakePowerSource:
         cycles = int(rel // self._period)
         return cycles, self._t[0] + rel - cycles * self._period
 
+    def _now(self) -> float:
+        now = self._clock()
+        if self.error_after_s is not None and now - self._epoch >= self.error_after_s:
+            raise FakeNvmlError("NVML_ERROR_GPU_IS_LOST (simulated): the GPU is lost")
+        return now
+
     def power_w(self) -> float:
-        return power_at(self._t, self._p, self._phase(self._clock())[1])
+        return power_at(self._t, self._p, self._phase(self._now())[1])
 
     def energy_j(self) -> float:
-        cycles, phase = self._phase(self._clock())
+        now = self._now()
+        if self.counter_stuck_after_s is not None:
+            now = min(now, self._epoch + self.counter_stuck_after_s)
+        cycles, phase = self._phase(now)
         return cycles * self._period_j + integrate_j(self._t, self._p, self._t[0], phase)
 
     def temperature_c(self) -> float:
+        self._now()
         return self._temp
 
     def power_limit_w(self) -> float:
@@ -92,6 +113,6 @@ class FakePowerSource:
         }
 
 
-def open_fake(trace: Sequence[tuple[float, float]], epoch_s: float) -> FakePowerSource:
+def open_fake(trace: Sequence[tuple[float, float]], epoch_s: float, **faults) -> FakePowerSource:
     """Factory for the sampler process: a fake on the real monotonic clock sharing the parent's epoch."""
-    return FakePowerSource(trace, epoch_s=epoch_s)
+    return FakePowerSource(trace, epoch_s=epoch_s, **faults)

@@ -20,7 +20,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from measure.energy import counter_steps, counter_window_j, integrate_j
+from measure.energy import (
+    COUNTER_STALL_S,
+    counter_stall_s,
+    counter_steps,
+    counter_window_j,
+    gap_limit_s,
+    integrate_j,
+    trace_gap_s,
+)
 
 
 @dataclass
@@ -47,6 +55,13 @@ class Window:
     end_s: float
     counter_j: float | None
     tokens: int
+    trace_j: float | None = None
+    notes: list[str] = field(default_factory=list)  # why an energy source was set aside
+    fault: str | None = None  # no sound energy at all: the trial is failed with this reason
+
+
+class PowerLost(Exception):
+    """The power source failed while the protocol needed it: stop, keep what was measured."""
 
 
 @dataclass
@@ -67,6 +82,8 @@ class Outcome:
     prefill_windows: list = field(default_factory=list)
     direct_windows: list = field(default_factory=list)
     interrupted: bool = False
+    power_error: str | None = None  # the power source failed mid-run (NVML error): partial
+    faults: dict = field(default_factory=dict)  # trace gaps and counter stalls seen by finalise
     time_split_s: dict = field(default_factory=dict)
 
 
@@ -146,7 +163,22 @@ class Protocol:
         t1 = self.clock()
         self.sampler.wait_past(t1)
         t, p, _ = self.sampler.trace()
+        if trace_gap_s(t, t0, t1) == float("inf"):  # holding the last sample would invent an idle power
+            raise PowerLost(self._sampler_stopped())
         return integrate_j(t, p, t0, t1) / (t1 - t0)
+
+    def _sampler_stopped(self) -> str:
+        failed = getattr(self.sampler, "failed", lambda: False)()
+        return "the power sampler stopped" + (": the power source raised an error" if failed else "")
+
+    def _read(self, fn):
+        """A power-source reading in the measuring process; an NVML error stops the protocol."""
+        try:
+            return fn()
+        except KeyboardInterrupt:
+            raise
+        except Exception as exc:
+            raise PowerLost(f"power source error: {type(exc).__name__}: {str(exc)[:160]}") from exc
 
     # -- phases -----------------------------------------------------------------------------
     def measure_bare_idle(self, seconds: float = 3.0) -> float:
@@ -183,7 +215,11 @@ class Protocol:
                     self._direct(arms, out, rng)
         except KeyboardInterrupt:
             out.interrupted = True
+        except PowerLost as exc:
+            out.power_error = str(exc)
         self.finalise(out)
+        if out.power_error is None and getattr(self.sampler, "failed", lambda: False)():
+            out.power_error = self._sampler_stopped()
         return out
 
     def _safe(self, out: Outcome, name: str, fn):
@@ -200,7 +236,7 @@ class Protocol:
     def _wait_cool(self, out: Outcome) -> float:
         t = self.clock()
         waited, timed_out, mean_w = cooldown(
-            self.src.power_w,
+            lambda: self._read(self.src.power_w),
             self.clock,
             self.sleep,
             out.idle_power_loaded_w,
@@ -242,7 +278,7 @@ class Protocol:
                 break
             t_block = self.clock()
             idle_w = self._wait_cool(out)
-            temp_c = self.src.temperature_c()
+            temp_c = self._read(self.src.temperature_c)
             order = block_order(live, rng)
             windows: list[Window] = []
             t_dec = self.clock()
@@ -286,7 +322,12 @@ class Protocol:
         out.time_split_s["direct_check"] = self.clock() - t
 
     def finalise(self, out: Outcome) -> None:
-        """Energies of every window from the sampler's trace: trapezoid power, interpolated counter."""
+        """Energies of every window from the sampler's record: interpolated counter, trapezoid trace.
+
+        A window whose counter did not advance falls back to the trace, one with a trace gap keeps the
+        counter; either way the window says why. A window with neither (the sampler stopped, or a gap
+        and no counter) is a fault and its trial is failed, never a zero-energy ok.
+        """
         ends = [w.end_s for blk in out.blocks for w in blk["windows"]]
         ends += [w.end_s for w in out.prefill_windows + out.direct_windows]
         if not ends:
@@ -297,11 +338,40 @@ class Protocol:
             self.sleep(0.05)
         self.sampler.wait_past(last + 0.3)
         t, p, e = self.sampler.trace()
-        steps = counter_steps(t, e) if self.src.has_energy_counter else ([], [])
+        has_counter = self.src.has_energy_counter
+        steps = counter_steps(t, e) if has_counter else ([], [])
+        reads = [ti for ti, ei in zip(t, e, strict=True) if ei == ei]
+        last_read = reads[-1] if reads else float("-inf")
+        limit_s = gap_limit_s(t)
+        faults = out.faults
+        stopped = out.power_error or self._sampler_stopped()
 
-        def fill(w: Window) -> float:
-            w.counter_j = counter_window_j(steps, w.start_s, w.end_s)
-            return integrate_j(t, p, w.start_s, w.end_s)
+        def fill(w: Window) -> float | None:
+            gap = trace_gap_s(t, w.start_s, w.end_s)
+            w.trace_j = integrate_j(t, p, w.start_s, w.end_s) if gap != float("inf") else None
+            if w.trace_j is not None and gap > limit_s:
+                faults["trace_gaps"] = faults.get("trace_gaps", 0) + 1
+                faults["max_trace_gap_s"] = round(max(faults.get("max_trace_gap_s", 0.0), gap), 3)
+                w.notes.append(f"power trace gap of {gap:.3g} s (over {limit_s:.3g} s)")
+            w.counter_j = None
+            if has_counter:
+                stall = counter_stall_s(steps, w.start_s, w.end_s, last_read)
+                counter = counter_window_j(steps, w.start_s, w.end_s)
+                if stall > COUNTER_STALL_S and stall != float("inf"):
+                    faults["counter_stalls"] = faults.get("counter_stalls", 0) + 1
+                    w.notes.append(f"energy counter did not advance for {stall:.3g} s")
+                elif counter is not None and counter <= 0:
+                    w.notes.append("energy counter did not advance")
+                else:
+                    w.counter_j = counter
+            trace_sound = w.trace_j is not None and gap <= limit_s and w.trace_j > 0
+            if w.counter_j is None and not trace_sound:
+                if w.trace_j is None:
+                    w.notes.append(f"no power samples to the end of this window ({stopped})")
+                w.fault = "; ".join(w.notes) + "; no sound energy source"
+            elif w.notes:
+                w.notes.append(f"energy from the {'counter' if w.counter_j is not None else 'power trace'}")
+            return w.trace_j
 
         for blk in out.blocks:
             blk["trace_j"] = [fill(w) for w in blk["windows"]]
@@ -311,6 +381,8 @@ class Protocol:
         ):
             for w in windows:
                 trace = fill(w)
+                if w.fault:
+                    continue
                 acc = target.setdefault(w.arm, {"energy_j": 0.0, "duration_s": 0.0, unit: 0})
                 acc["energy_j"] += w.counter_j if w.counter_j is not None else trace
                 acc["duration_s"] += w.end_s - w.start_s

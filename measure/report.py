@@ -62,7 +62,10 @@ def _trial(r: dict) -> dict:
         "dynamic_energy_j",
         "status",
     )
-    return {k: r.get(k) for k in keys}
+    rec = {k: r.get(k) for k in keys}
+    if r.get("reason"):  # an ok trial whose energy source was set aside says which and why
+        rec["reason"] = r["reason"]
+    return rec
 
 
 def _arm(summary: dict, weight_bytes: int | None, bandwidth_gb_s: float | None) -> dict:
@@ -114,6 +117,7 @@ def build_report(ctx: dict, out, analysis: dict, precision: str) -> dict:
     e_f, dyn_f, dur_f, tok_f = totals("FP16")
     complete = (
         not out.interrupted
+        and out.power_error is None
         and precision not in out.failed
         and "FP16" not in out.failed
         and tok_q > 0
@@ -239,6 +243,8 @@ def _phases(out, analysis: dict, arms_in: list[str], precision: str) -> dict:
         "counter_vs_trace_per_trial_max_pct": analysis["agreement"]["per_trial_max_pct"],
         "time_split_s": out.time_split_s,
     }
+    if out.faults or out.power_error:
+        ph["faults"] = {**out.faults, "power_source_error": out.power_error}
     direct = {
         a: {
             "energy_per_token_mj": s[a].get("direct_energy_per_token_mj"),

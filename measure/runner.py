@@ -211,7 +211,7 @@ def run(opts: RunOptions, env: Env, progress: Callable[..., None] | None = None)
         out.interrupted = True
     finally:
         sampler.stop()
-    if not out.interrupted:
+    if not out.interrupted and out.power_error is None:
         t = env.clock()
         quality = _quality(arms, workload)
         out.time_split_s["quality"] = env.clock() - t
@@ -256,6 +256,18 @@ def _note(out: Outcome, prec: str, source: str) -> str:
         parts.append("simulated power source (tests/demo): not a measurement")
     if out.interrupted:
         parts.append("interrupted before the protocol finished: partial data, not a measurement")
+    if out.power_error:
+        parts.append(f"{out.power_error}; the run stopped there: partial data, not a measurement")
+    if out.faults.get("counter_stalls"):
+        parts.append(
+            f"energy counter stopped advancing in {out.faults['counter_stalls']} windows: "
+            "their energy is the power trace's (see the trials' reason)"
+        )
+    if out.faults.get("trace_gaps"):
+        parts.append(
+            f"power trace has gaps in {out.faults['trace_gaps']} windows (longest "
+            f"{out.faults['max_trace_gap_s']} s): their energy is the counter's"
+        )
     if prec in out.failed:
         parts.append(f"{prec} arm failed: {out.failed[prec]}")
     if "FP16" in out.failed and prec != "FP16":
@@ -295,6 +307,18 @@ def _finish(
         warnings.append(f"QJ403: {arm}: {reason}")
     if out.interrupted:
         warnings.append("QJ404: interrupted; partial reports written, not measurements")
+    if out.power_error:
+        warnings.append(f"QJ414: {out.power_error}; partial reports written, not measurements")
+    if out.faults.get("counter_stalls"):
+        warnings.append(
+            f"QJ415: the energy counter stopped advancing ({out.faults['counter_stalls']} windows "
+            "fell back to the power trace)"
+        )
+    if out.faults.get("trace_gaps"):
+        warnings.append(
+            f"QJ406: power trace gaps in {out.faults['trace_gaps']} windows, longest "
+            f"{out.faults['max_trace_gap_s']} s (energy from the counter there)"
+        )
     params_b = params.get("FP16") or next(iter(params.values()), None)
     bw = bandwidth_gb_s(info["name"])
     ctx = {
@@ -356,5 +380,5 @@ def _finish(
                 "note": rep["results"]["note"],
             }
         )
-    partial = out.interrupted or bool(out.failed)
+    partial = out.interrupted or bool(out.failed) or out.power_error is not None
     return RunResult(EXIT_PARTIAL if partial else EXIT_OK, paths, rows, warnings)

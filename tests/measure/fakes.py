@@ -15,12 +15,15 @@ class ClockedSampler:
 
     kind = "process"
 
-    def __init__(self, source, clock: FakeClock, rate_hz: float = 100.0):
-        self.src, self.clock, self.rate_hz = source, clock, rate_hz
+    def __init__(self, source, clock: FakeClock, rate_hz: float = 100.0, gaps=()):
+        # gaps: [(start_s, end_s)] of absolute fake time in which no sample is taken (a stalled sampler)
+        self.src, self.clock, self.rate_hz, self.gaps = source, clock, rate_hz, list(gaps)
         self.t: list[float] = []
         self.p: list[float] = []
         self.e: list[float] = []
         self.started = self.stopped = False
+        self._failed = False
+        self._dropped = 0
 
     def start(self) -> None:
         self.started = True
@@ -28,19 +31,32 @@ class ClockedSampler:
 
     def _catch_up(self) -> None:
         now = self.clock.now_s
-        while self._next <= now:
-            saved = self.clock.now_s
-            self.clock.now_s = self._next
-            self.t.append(self._next)
-            self.p.append(self.src.power_w())
-            self.e.append(self.src.energy_j())
-            self.clock.now_s = saved
+        while self._next <= now and not self._failed:
+            t = self._next
             self._next += 1.0 / self.rate_hz
+            if any(a <= t < b for a, b in self.gaps):
+                self._dropped += 1
+                continue
+            saved = self.clock.now_s
+            self.clock.now_s = t
+            try:  # like the real sampler process: a power-source error ends sampling, flagged as failed
+                p, e = self.src.power_w(), self.src.energy_j()
+            except Exception:
+                self._failed = True
+            else:
+                self.t.append(t)
+                self.p.append(p)
+                self.e.append(e)
+            finally:
+                self.clock.now_s = saved
 
     def wait_past(self, t_s: float, timeout_s: float = 2.0) -> None:
         while self.clock.now_s <= t_s + 1.0 / self.rate_hz:
             self.clock.sleep(1.0 / self.rate_hz)
         self._catch_up()
+
+    def failed(self) -> bool:
+        return self._failed
 
     def trace(self):
         self._catch_up()
@@ -50,7 +66,7 @@ class ClockedSampler:
         return self.rate_hz if len(self.t) > 1 else None
 
     def dropped(self) -> int:
-        return 0
+        return self._dropped
 
     def stop(self) -> None:
         self._catch_up()
