@@ -1,4 +1,4 @@
-"""Reading and normalising the published anchor rows (reference/anchors.csv)."""
+"""Reading and normalising anchor rows: the published ones (reference/anchors.csv) and the project's own."""
 
 from __future__ import annotations
 
@@ -10,6 +10,9 @@ from pathlib import Path
 from curves.codes import CurvesError
 
 REQUIRED_COLUMNS = ("gpu", "arch", "model", "params_b", "precision", "energy_fp16_j1k", "energy_quant_j1k")
+# Rows without a `source` column are the published EcoCompute measurements (reference/anchors.csv).
+DEFAULT_SOURCE = "ecocompute"
+DEFAULT_BACKEND = "eager"
 
 
 def read_anchors(path: str | Path) -> list[dict]:
@@ -19,6 +22,14 @@ def read_anchors(path: str | Path) -> list[dict]:
     except (OSError, UnicodeDecodeError) as exc:
         raise CurvesError("QJ312", f"cannot read anchors file {path}: {exc}") from None
     return parse_anchors_csv(text)
+
+
+def read_anchor_files(paths) -> list[dict]:
+    """Rows of several anchor CSVs, concatenated in the order given (the published file first)."""
+    rows: list[dict] = []
+    for path in paths:
+        rows.extend(read_anchors(path))
+    return rows
 
 
 def parse_anchors_csv(text: str) -> list[dict]:
@@ -48,8 +59,24 @@ def _optional_int(raw: object) -> int | None:
         return None
 
 
+def _optional_text(row: dict, key: str, lower: bool = False) -> str | None:
+    text = str(row.get(key) or "").strip()
+    return (text.lower() if lower else text) or None
+
+
+def _optional_float(row: dict, key: str) -> float | None:
+    try:
+        value = float(str(row.get(key)).strip())
+    except (TypeError, ValueError):
+        return None
+    return value if math.isfinite(value) else None
+
+
 def normalise_rows(rows: list[dict]) -> list[dict]:
-    """Typed anchor points with their ΔE%, notes kept verbatim (the data's quirks stay visible)."""
+    """Typed anchor points with their ΔE%, notes kept verbatim (the data's quirks stay visible).
+
+    Points carry where they come from (`source`, `weights`, `backend`, `report`), so a curve fitted on
+    the project's own random-init runs can never pass as one fitted on the published data."""
     points = []
     for i, row in enumerate(rows):
         for key in ("gpu", "arch", "model", "precision"):
@@ -67,6 +94,12 @@ def normalise_rows(rows: list[dict]) -> list[dict]:
                 "delta_e_pct": (quant - fp16) / fp16 * 100.0,
                 "n_trials": _optional_int(row.get("n_trials")),
                 "note": str(row.get("note") or "").strip(),
+                "source": _optional_text(row, "source") or DEFAULT_SOURCE,
+                "weights": _optional_text(row, "weights", lower=True),
+                "backend": _optional_text(row, "backend", lower=True) or DEFAULT_BACKEND,
+                "report": _optional_text(row, "report"),
+                "report_sha256": _optional_text(row, "report_sha256", lower=True),
+                "ci95_half_width_pp": _optional_float(row, "ci95_half_width_pp"),
             }
         )
     return points

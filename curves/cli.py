@@ -8,12 +8,12 @@ from pathlib import Path
 
 import click
 
-from curves.anchors import read_anchors
+from curves.anchors import read_anchor_files
 from curves.check import check_report, render_check_markdown, render_check_text
 from curves.codes import CurvesError
 from curves.fit import dumps
 from curves.fit import fit as fit_curves
-from curves.store import DEFAULT_ANCHORS_PATH, DEFAULT_CURVES_PATH, load_curves
+from curves.store import DEFAULT_ANCHOR_PATHS, DEFAULT_CURVES_PATH, load_curves
 from schema import read_report_file
 
 
@@ -25,11 +25,12 @@ def _fail(err: CurvesError, status: int = 2) -> None:
 @click.command(name="fit")
 @click.option(
     "--anchors",
-    "anchors_path",
+    "anchors_paths",
+    multiple=True,
     type=click.Path(dir_okay=False, path_type=Path),
-    default=DEFAULT_ANCHORS_PATH,
-    show_default="reference/anchors.csv",
-    help="Anchor rows to fit.",
+    default=DEFAULT_ANCHOR_PATHS,
+    show_default="reference/anchors.csv and reference/anchors-quantjoule-h200.csv",
+    help="Anchor rows to fit (repeat for several files; they are read in the order given).",
 )
 @click.option(
     "--out",
@@ -45,10 +46,10 @@ def _fail(err: CurvesError, status: int = 2) -> None:
     is_flag=True,
     help="Write nothing; exit 1 (QJ311) when the file at --out differs from a fresh fit.",
 )
-def fit_command(anchors_path: Path, out_path: Path, check_only: bool) -> None:
+def fit_command(anchors_paths: tuple[Path, ...], out_path: Path, check_only: bool) -> None:
     """Refit the reference crossover curves from the anchors (deterministic: same input, same bytes)."""
     try:
-        text = dumps(fit_curves(read_anchors(anchors_path)))
+        text = dumps(fit_curves(read_anchor_files(anchors_paths)))
     except CurvesError as err:
         _fail(err)
     if check_only:
@@ -57,7 +58,7 @@ def fit_command(anchors_path: Path, out_path: Path, check_only: bool) -> None:
         except (OSError, UnicodeDecodeError):
             current = None
         if current != text:
-            _fail(CurvesError("QJ311", f"{out_path} differs from a fresh fit of {anchors_path}"), status=1)
+            _fail(CurvesError("QJ311", f"{out_path} differs from a fresh fit of {', '.join(map(str, anchors_paths))}"), status=1)
         click.echo(f"{out_path} is current (version {json.loads(text)['version']})")
         return
     out_path.write_text(text, encoding="utf-8")

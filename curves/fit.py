@@ -14,7 +14,7 @@ from curves.anchors import normalise_rows
 from curves.band import covariance, sigma_points
 from curves.model import MODEL_TEXT, THETA_NAMES, curve_pct
 
-CODE_VERSION = "quantjoule-curves-fit/3"
+CODE_VERSION = "quantjoule-curves-fit/4"
 
 DEFAULT_SETTINGS: dict = {
     "backend": "eager",
@@ -25,6 +25,9 @@ DEFAULT_SETTINGS: dict = {
     "min_points": 2,
     "min_points_free_n_star": 3,
     "borrows": {"hopper": "ampere"},
+    # Only groups fitted wholly on these sources enter the pooled residual sd, so adding the project's own
+    # runs never moves the published curves' bands.
+    "pooled_sources": ["ecocompute"],
     "multistart": {"A": 4, "S": 4, "ln_N_star": 6},
     "size_tolerance_rel": 0.10,
     "k_per_doubling": 0.5,
@@ -40,6 +43,10 @@ BAND_METHOD = (
     "half-width squared; sd(N) = sqrt(v + sigma^2) * (1 + k * d), d = doublings outside the measured sizes "
     "widened by the size tolerance"
 )
+
+
+# Per-anchor provenance written only when the row has it (the published rows carry none of it).
+ANCHOR_PROVENANCE = ("weights", "report", "report_sha256", "ci95_half_width_pp")
 
 
 def _round(value: float, digits: int) -> float:
@@ -236,11 +243,15 @@ def group_entry(key: str, g: dict, pooled: dict, settings: dict) -> dict:
         on_bound["N_star"] = None
     lo_r = [r(float(v)) for v in fres["lo"]]
     hi_r = [r(float(v)) for v in fres["hi"]]
+    sources = sorted({p["source"] for p in g["points"]})
+    weights = sorted({p["weights"] or "not recorded" for p in g["points"]})
     return {
         "arch": arch,
         "precision": precision,
         "backend": backend,
         "borrowed_from": None,
+        "source": " + ".join(sources),
+        "weights": weights[0] if len(weights) == 1 else "mixed",
         "n_points": len(g["points"]),
         "params": {"A": r(a), "S": r(s), "N_star": r(n_star)},
         "free": dict(zip(("A", "S", "N_star"), g["free"], strict=True)),
@@ -287,18 +298,19 @@ def group_entry(key: str, g: dict, pooled: dict, settings: dict) -> dict:
                 "n_trials": p["n_trials"],
                 "residual_pp": r(-float(e)),
                 "note": p["note"],
+                **{k: p[k] for k in ANCHOR_PROVENANCE if p[k] is not None},
             }
             for p, e in zip(g["points"], g["resid"], strict=True)
         ],
     }
 
 
-def group_points(anchor_rows: list[dict]) -> dict[tuple[str, str], list[dict]]:
-    """Normalised anchor points per (arch, precision), each list in a fixed order."""
-    by_group: dict[tuple[str, str], list[dict]] = {}
-    order = lambda p: (p["params_b"], p["gpu"], p["model"], p["delta_e_pct"])  # noqa: E731
+def group_points(anchor_rows: list[dict]) -> dict[tuple[str, str, str], list[dict]]:
+    """Normalised anchor points per (arch, precision, backend), each list in a fixed order."""
+    by_group: dict[tuple[str, str, str], list[dict]] = {}
+    order = lambda p: (p["params_b"], p["gpu"], p["model"], p["delta_e_pct"], p["source"])  # noqa: E731
     for p in sorted(normalise_rows(anchor_rows), key=order):
-        by_group.setdefault((p["arch"], p["precision"]), []).append(p)
+        by_group.setdefault((p["arch"], p["precision"], p["backend"]), []).append(p)
     return by_group
 
 
@@ -306,9 +318,11 @@ def fit(anchor_rows: list[dict], settings: dict | None = None) -> dict:
     """curves.json content for `anchor_rows` (rows as read from the anchors CSV). Pure and deterministic."""
     settings = copy.deepcopy(DEFAULT_SETTINGS if settings is None else settings)
     fitted, unfitted = {}, {}
-    for (arch, precision), pts in sorted(group_points(anchor_rows).items()):
-        key = f"{arch}/{precision}/{settings['backend']}"
-        if precision not in settings["s_cap_pct"]:
+    for (arch, precision, backend), pts in sorted(group_points(anchor_rows).items()):
+        key = f"{arch}/{precision}/{backend}"
+        if backend != settings["backend"]:
+            unfitted[key] = f"backend {backend}: only {settings['backend']} anchors are fitted"
+        elif precision not in settings["s_cap_pct"]:
             unfitted[key] = f"no published S cap for precision {precision}"
         elif len(pts) < settings["min_points"]:
             unfitted[key] = f"{len(pts)} anchor point(s); at least {settings['min_points']} are needed"
@@ -316,7 +330,10 @@ def fit(anchor_rows: list[dict], settings: dict | None = None) -> dict:
             fitted[key] = fit_group(pts, precision, settings)
 
     rss_dof: dict[str, list[tuple[float, int]]] = {}
+    pool_from = set(settings["pooled_sources"])
     for g in fitted.values():
+        if not {p["source"] for p in g["points"]} <= pool_from:
+            continue
         rss_dof.setdefault(g["precision"], []).append((g["rss"], g["dof"]))
     pooled = pooled_residual_sds(rss_dof)
     groups = {key: group_entry(key, g, pooled, settings) for key, g in fitted.items()}

@@ -11,6 +11,12 @@ from curves.model import predict_group
 
 DEFAULT_CURVES_PATH = Path(__file__).resolve().parent.parent / "reference" / "curves.json"
 DEFAULT_ANCHORS_PATH = Path(__file__).resolve().parent.parent / "reference" / "anchors.csv"
+# Every anchor file the committed curves.json is fitted on: the published rows first, then the project's own
+# measured sources (one CSV per source; a new one is added here and regenerated with curves.measured).
+DEFAULT_ANCHOR_PATHS = (
+    DEFAULT_ANCHORS_PATH,
+    DEFAULT_ANCHORS_PATH.parent / "anchors-quantjoule-h200.csv",
+)
 
 ARCH_ALIASES = {
     "ada lovelace": "ada",

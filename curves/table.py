@@ -27,6 +27,8 @@ def group_table(curves: dict) -> str:
         if g["n_star_rule"] != "fitted":
             bound += "; N\\* pinned at the median size"
         name = key if not g["borrowed_from"] else f"{key} (borrows {g['borrowed_from']})"
+        if g.get("source") and g["source"] != "ecocompute" and not g["borrowed_from"]:
+            name += f" ({g['source']}, {g.get('weights') or 'weights not recorded'} weights)"
         cross = _num(g["crossover_b"]) if g["crossover_b"] is not None else f"none ({g['crossover_note']})"
         sd_points, sd_delta = (math.sqrt(f(g, mid_b)) for f in (parameter_variance, delta_method_variance))
         lines.append(

@@ -96,8 +96,8 @@ def test_extrapolation_is_flagged_and_sigma_ref_grows_with_distance(curves):
     assert small == sorted(small)
 
 
-def test_borrowed_curve_for_hopper(curves):
-    v = grade(load("v2-hopper-nf4.json"), curves)
+def test_borrowed_curve_for_hopper(published_only):
+    v = grade(load("v2-hopper-nf4.json"), published_only)
     assert v.curve_key == "hopper/NF4/eager" and "borrowed-curve" in v.qualifiers
     assert v.ref_source == "curve"  # ampere's anchors are another architecture's
     assert "ampere curve, borrowed" in v.sentence

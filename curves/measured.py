@@ -1,0 +1,152 @@
+"""Anchor rows from the project's own measured reports (measurements/<card>/ -> reference/anchors-*.csv)."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from schema import read_report_file
+from schema.validate import is_measurement
+
+ROOT = Path(__file__).resolve().parent.parent
+PUBLISHED_COLUMNS = (
+    "gpu", "arch", "vram_gb", "model", "params_b", "precision", "energy_fp16_j1k", "energy_quant_j1k",
+    "n_runs", "n_trials", "energy_quant_std_j1k", "note",
+)
+EXTRA_COLUMNS = (
+    "source", "date", "tool_version", "trials", "weights", "backend", "ci95_half_width_pp", "report",
+    "report_sha256",
+)
+COLUMNS = PUBLISHED_COLUMNS + EXTRA_COLUMNS
+
+
+def canonical_sha256(report: dict) -> str:
+    """sha256 of the canonical JSON, the same digest a replication record stores as report_sha256."""
+    blob = json.dumps(report, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def _get(node, *keys):
+    for key in keys:
+        node = node.get(key) if isinstance(node, dict) else None
+    return node
+
+
+def _text(value) -> str:
+    return "" if value is None else repr(float(value)) if isinstance(value, float) else str(value)
+
+
+def candidate(report: dict, rel_path: str, backend: str) -> tuple[dict | None, str | None]:
+    """(row, None) for a report that can be an anchor of the `backend` curve, else (None, why not)."""
+    if not is_measurement(report):
+        return None, "not a measurement (basis or source, or validation errors)"
+    precision = str(_get(report, "workload", "precision") or "").upper()
+    if precision == "FP16":
+        return None, "FP16-only baseline"
+    if str(_get(report, "workload", "backend") or "eager").lower() != backend:
+        return None, f"backend {_get(report, 'workload', 'backend')!r}: only {backend} rows feed the {backend} curve"
+    stats = _get(report, "statistics", "delta_e_pct") or {}
+    n_pairs = _get(report, "statistics", "n_pairs")
+    weights = _get(report, "workload", "weights")
+    row = {
+        "gpu": _get(report, "system_under_test", "gpu"),
+        "arch": str(_get(report, "system_under_test", "gpu_arch") or "").lower(),
+        "vram_gb": _get(report, "system_under_test", "memory_total_gb"),
+        "model": _get(report, "workload", "model_name"),
+        "params_b": _get(report, "workload", "params_b"),
+        "precision": precision,
+        # The report's own per-token energies, so the row's ΔE% is the report's vs_fp16_energy_pct.
+        "energy_fp16_j1k": _get(report, "results", "fp16_energy_per_token_mj"),
+        "energy_quant_j1k": _get(report, "results", "energy_per_token_mj"),
+        "n_runs": n_pairs,
+        "n_trials": n_pairs,
+        "energy_quant_std_j1k": None,
+        "note": (
+            f"{weights} weights; {n_pairs} paired blocks, paired-block mean dE {stats.get('mean')} % "
+            f"(CI95 {stats.get('ci95_low')} to {stats.get('ci95_high')}); row dE is the ratio of totals"
+        ),
+        "source": None,
+        "date": str(_get(report, "timestamp_utc") or "")[:10],
+        "tool_version": _get(report, "tool", "version"),
+        "trials": n_pairs,
+        "weights": weights,
+        "backend": backend,
+        "ci95_half_width_pp": stats.get("ci95_half_width_pp"),
+        "report": rel_path,
+        "report_sha256": canonical_sha256(report),
+    }
+    return row, None
+
+
+def select_rows(candidates: list[dict]) -> tuple[list[dict], list[tuple[str, str]]]:
+    """One row per (gpu, model, precision, backend): the run with the most paired blocks wins (ties: the
+    later date, then the path). Runs are not pooled: each report's CI is its own, and pooling runs from
+    different minutes would mix the slow host drift the paired design removes within a run."""
+    best: dict[tuple, dict] = {}
+    for row in candidates:
+        key = (row["gpu"], row["model"], row["precision"], row["backend"])
+        rank = (int(row["trials"] or 0), row["date"], row["report"])
+        if key not in best or rank > (int(best[key]["trials"] or 0), best[key]["date"], best[key]["report"]):
+            best[key] = row
+    chosen = sorted(best.values(), key=lambda r: (float(r["params_b"]), r["model"], r["precision"]))
+    kept = {id(r) for r in chosen}
+    passed = [(r["report"], f"fewer paired blocks than {best[(r['gpu'], r['model'], r['precision'], r['backend'])]['report']}")
+              for r in candidates if id(r) not in kept]
+    return chosen, sorted(passed)
+
+
+def build_csv(folder: Path, source: str, backend: str = "eager", root: Path = ROOT) -> tuple[str, list]:
+    """(CSV text, [(report path, why skipped)]) from every *.json under `folder`; deterministic."""
+    candidates, skipped = [], []
+    for path in sorted(Path(folder).glob("*.json")):
+        rel = path.resolve().relative_to(root.resolve()).as_posix()
+        report, _problems = read_report_file(path)
+        row, why = (None, "unreadable report") if report is None else candidate(report, rel, backend)
+        if row is None:
+            skipped.append((rel, why))
+            continue
+        candidates.append({**row, "source": source})
+    rows, passed = select_rows(candidates)
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: _text(v) for k, v in row.items()})
+    return buf.getvalue(), sorted(skipped + passed)
+
+
+@click.command()
+@click.option("--reports", "folder", default="measurements/h200", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path), help="Folder of measured reports.")
+@click.option("--source", default="quantjoule-h200", show_default=True, help="Source label of the rows.")
+@click.option("--out", "out_path", default="reference/anchors-quantjoule-h200.csv", show_default=True,
+              type=click.Path(dir_okay=False, path_type=Path), help="CSV to write.")
+@click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 when --out is not current.")
+def main(folder: Path, source: str, out_path: Path, check_only: bool) -> None:
+    """Write the anchor rows of the project's own measured reports (one row per size and precision)."""
+    if not folder.is_dir():
+        click.echo(f"QJ312 error: no report folder {folder}\n  hint: pass --reports PATH", err=True)
+        sys.exit(2)
+    text, skipped = build_csv(folder, source)
+    for rel, why in skipped:
+        click.echo(f"skipped {rel}: {why}")
+    if check_only:
+        current = out_path.read_text(encoding="utf-8") if out_path.is_file() else None
+        if current != text:
+            click.echo(f"QJ311 error: {out_path} differs from the reports in {folder}\n"
+                       "  hint: run python -m curves.measured, then python -m bot fit", err=True)
+            sys.exit(1)
+        click.echo(f"{out_path} is current ({text.count(chr(10)) - 1} rows)")
+        return
+    out_path.write_text(text, encoding="utf-8")
+    click.echo(f"wrote {out_path} ({text.count(chr(10)) - 1} rows)")
+
+
+if __name__ == "__main__":
+    main()
