@@ -10,8 +10,9 @@ import re
 # One pass over the text: HTML-significant characters become entities, Markdown punctuation gets a backslash.
 _MD_TABLE = str.maketrans({**{c: "\\" + c for c in "\\`*_{}[]()#+-.!|~"},
                            "&": "&amp;", "<": "&lt;", ">": "&gt;"})
-# `@name` pings, `#12` links an issue, bare URLs autolink: each gets a zero-width space to break it.
-_DEFUSE = re.compile(r"(@(?=[A-Za-z0-9])|#(?=[0-9])|://|www\.(?=\S))", re.IGNORECASE)
+# `@name` pings, `#12` and `GH-12` link an issue (GitHub links `GH-12` even with its hyphen escaped), bare
+# URLs autolink: each gets a zero-width space to break it.
+_DEFUSE = re.compile(r"(@(?=[A-Za-z0-9])|#(?=[0-9])|://|www\.(?=\S)|\bGH(?=-\d))", re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
 # Only links the project itself produces are made clickable; anything else stays plain text.
 _GITHUB_URL = re.compile(r"https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(/[A-Za-z0-9_./?=&%:+-]*)?")
@@ -22,7 +23,9 @@ def one_line(value: object) -> str:
     """Collapse any value to a single line of text (tables and headings cannot hold newlines)."""
     if value is None:
         return ""
-    return _SPACE.sub(" ", str(value)).strip()
+    # Lone surrogates cannot be written as UTF-8: show a replacement character instead of failing the build.
+    text = str(value).encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return _SPACE.sub(" ", text).strip()
 
 
 def md(value: object) -> str:
@@ -38,7 +41,7 @@ def _md(value: object) -> str:
     mentions, issue references and bare URLs get a zero-width space so GitHub never pings or links them.
     """
     text = one_line(value)
-    if any(c in text for c in "@#:wW"):
+    if any(c in text for c in "@#:wWgG"):
         text = _DEFUSE.sub(lambda m: m.group(0)[0] + _ZWSP + m.group(0)[1:], text)
     return text.translate(_MD_TABLE)
 
@@ -50,7 +53,7 @@ def h(value: object) -> str:
     """Escape text for HTML element content and quoted attribute values."""
     if value is None:
         return ""
-    return html.escape(str(value), quote=True)
+    return html.escape(str(value).encode("utf-8", "surrogatepass").decode("utf-8", "replace"), quote=True)
 
 
 def safe_url(value: object) -> str | None:
