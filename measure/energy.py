@@ -116,12 +116,13 @@ COUNTER_STALL_S = 1.0
 
 def trace_gap_s(times_s: Sequence[float], start_s: float, end_s: float) -> float:
     """Longest stretch of [start_s, end_s] without a power sample (bracketing samples included);
-    inf when the trace does not reach both edges (the sampler stopped or had not started)."""
-    if not times_s or times_s[0] > start_s or times_s[-1] < end_s:
+    inf when the trace does not reach the end (the sampler stopped)."""
+    if not times_s or times_s[-1] < end_s:
         return math.inf
     lo = max(0, bisect_right(times_s, start_s) - 1)
     hi = bisect_left(times_s, end_s)
-    seg = times_s[lo : hi + 1]
+    # the sampler's first sample may come just after the window opened: that stretch counts as a gap
+    seg = [start_s, *times_s[: hi + 1]] if times_s[0] > start_s else times_s[lo : hi + 1]
     return max((b - a for a, b in zip(seg, seg[1:], strict=False)), default=0.0)
 
 

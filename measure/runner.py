@@ -7,6 +7,7 @@ the whole path with a fake power source and real torch + bitsandbytes.
 from __future__ import annotations
 
 import functools
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from measure import __version__
 from measure.analysis import analyse
 from measure.codes import MeasureError
 from measure.gpu_arch import bandwidth_gb_s, resolve_arch
-from measure.protocol import Outcome, Protocol, ProtocolConfig
+from measure.protocol import Outcome, PowerLost, Protocol, ProtocolConfig
 from measure.provenance import provenance, software
 from measure.reference import reference_report
 from measure.report import MAX_REPORT_BYTES, build_report, dumps
@@ -70,8 +71,27 @@ def model_spec(opts: RunOptions) -> str:
     return f"synthetic:{opts.synthetic}" if opts.synthetic else opts.model
 
 
+# test-only: a real `python -m measure run` process on the fake power source and the CPU, so a real
+# Ctrl-C can be sent to it; everything it writes is `simulated` and can never pass as a measurement
+SIMULATE_ENV = "QUANTJOULE_SIMULATE_POWER"
+SIMULATED_TRACE = ((0.0, 124.0), (0.25, 133.0), (0.5, 124.0))
+
+
+def simulated_env(opts: RunOptions) -> Env:
+    from measure.fake_power import FakePowerSource, open_fake
+    from measure.sampler import ProcessSampler
+    from measure.workload import Workload
+
+    epoch = time.monotonic()
+    src = FakePowerSource(SIMULATED_TRACE, epoch_s=epoch)
+    sampler = ProcessSampler(functools.partial(open_fake, SIMULATED_TRACE, epoch), opts.sample_rate_hz)
+    return Env(src, sampler, Workload, device="cpu")
+
+
 def default_env(opts: RunOptions) -> Env:
     """The real GPU environment, or one with power=None and the reason."""
+    if os.environ.get(SIMULATE_ENV) == "1":
+        return simulated_env(opts)
     try:
         import torch
     except ImportError:
@@ -209,6 +229,8 @@ def run(opts: RunOptions, env: Env, progress: Callable[..., None] | None = None)
         proto.run(arms, out)
     except KeyboardInterrupt:
         out.interrupted = True
+    except PowerLost as exc:
+        out.power_error = str(exc)
     finally:
         sampler.stop()
     if not out.interrupted and out.power_error is None:
