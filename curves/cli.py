@@ -58,7 +58,8 @@ def fit_command(anchors_paths: tuple[Path, ...], out_path: Path, check_only: boo
         except (OSError, UnicodeDecodeError):
             current = None
         if current != text:
-            _fail(CurvesError("QJ311", f"{out_path} differs from a fresh fit of {', '.join(map(str, anchors_paths))}"), status=1)
+            sources = ", ".join(map(str, anchors_paths))
+            _fail(CurvesError("QJ311", f"{out_path} differs from a fresh fit of {sources}"), status=1)
         click.echo(f"{out_path} is current (version {json.loads(text)['version']})")
         return
     out_path.write_text(text, encoding="utf-8")

@@ -50,7 +50,8 @@ def candidate(report: dict, rel_path: str, backend: str) -> tuple[dict | None, s
     if precision == "FP16":
         return None, "FP16-only baseline"
     if str(_get(report, "workload", "backend") or "eager").lower() != backend:
-        return None, f"backend {_get(report, 'workload', 'backend')!r}: only {backend} rows feed the {backend} curve"
+        found = _get(report, "workload", "backend")
+        return None, f"backend {found!r}: only {backend} rows feed the {backend} curve"
     stats = _get(report, "statistics", "delta_e_pct") or {}
     n_pairs = _get(report, "statistics", "n_pairs")
     weights = _get(report, "workload", "weights")
@@ -96,8 +97,8 @@ def select_rows(candidates: list[dict]) -> tuple[list[dict], list[tuple[str, str
             best[key] = row
     chosen = sorted(best.values(), key=lambda r: (float(r["params_b"]), r["model"], r["precision"]))
     kept = {id(r) for r in chosen}
-    passed = [(r["report"], f"fewer paired blocks than {best[(r['gpu'], r['model'], r['precision'], r['backend'])]['report']}")
-              for r in candidates if id(r) not in kept]
+    winner = lambda r: best[(r["gpu"], r["model"], r["precision"], r["backend"])]["report"]  # noqa: E731
+    passed = [(r["report"], f"fewer paired blocks than {winner(r)}") for r in candidates if id(r) not in kept]
     return chosen, sorted(passed)
 
 

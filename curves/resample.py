@@ -13,16 +13,23 @@ import math
 
 import numpy as np
 
+from curves.anchors import DEFAULT_SOURCE
 from curves.calibration import SCENARIOS, grade_twice, observe
-from curves.fit import fit_group, group_entry, pooled_residual_sds
+from curves.fit import ANCHOR_PROVENANCE, fit_group, group_entry, pooled_residual_sds
 from curves.model import curve_pct
 
 
+def _pooled(curves: dict, group: dict) -> bool:
+    """Whether the fit counts this group in the pooled residual sd (only the pooled sources are)."""
+    pool = curves["settings"].get("pooled_sources")
+    return pool is None or set(str(group.get("source", DEFAULT_SOURCE)).split(" + ")) <= set(pool)
+
+
 def other_rss_dof(curves: dict, key: str) -> dict[str, list[tuple[float, int]]]:
-    """(RSS, dof) of every fitted group except `key`, by precision, from the committed residual sds."""
+    """(RSS, dof) of every pooled fitted group except `key`, by precision, from the committed residual sds."""
     out: dict[str, list[tuple[float, int]]] = {}
     for other, g in sorted(curves["groups"].items()):
-        if other == key or g["borrowed_from"] or g["residual_sd_pp"] is None:
+        if other == key or g["borrowed_from"] or g["residual_sd_pp"] is None or not _pooled(curves, g):
             continue
         out.setdefault(g["precision"], []).append((g["residual_sd_pp"] ** 2 * g["dof"], g["dof"]))
     return out
@@ -33,12 +40,18 @@ def refit(curves: dict, key: str, delta_e_pct: list[float]) -> dict:
     group = curves["groups"][key]
     settings = curves["settings"]
     points = [
-        {**{k: a[k] for k in ("gpu", "model", "params_b", "n_trials", "note")}, "delta_e_pct": float(y)}
+        {
+            **{k: a[k] for k in ("gpu", "model", "params_b", "n_trials", "note")},
+            **{k: a.get(k) for k in ANCHOR_PROVENANCE},
+            "source": group.get("source", DEFAULT_SOURCE),
+            "delta_e_pct": float(y),
+        }
         for a, y in zip(group["anchors"], delta_e_pct, strict=True)
     ]
     fitted = fit_group(points, group["precision"], settings, loo=False)
     rss_dof = other_rss_dof(curves, key)
-    rss_dof.setdefault(group["precision"], []).append((fitted["rss"], fitted["dof"]))
+    if _pooled(curves, group):
+        rss_dof.setdefault(group["precision"], []).append((fitted["rss"], fitted["dof"]))
     return group_entry(key, fitted, pooled_residual_sds(rss_dof), settings)
 
 

@@ -70,6 +70,9 @@ def _curve_spec(curves: dict, key: str, group: dict, predict, x_lo: float, x_hi:
         "key": key,
         "backend": str(group.get("backend") or "eager"),
         "borrowed_from": str(borrowed) if borrowed else None,
+        # Where the anchors come from: a curve fitted on the project's own random-init runs is labelled so.
+        "source": None if borrowed or group.get("source") in (None, "ecocompute") else str(group["source"]),
+        "weights": str(group.get("weights") or "not recorded"),
         "band_z": z,
         "x": xs,
         "mean": mean,
@@ -84,6 +87,7 @@ def _curve_spec(curves: dict, key: str, group: dict, predict, x_lo: float, x_hi:
                     "delta_e_pct": _r(float(a["delta_e_pct"])),
                     "n_trials": int(a.get("n_trials") or 1),
                     "gpu": str(a.get("gpu") or ""),
+                    "random_init": a.get("weights") == "random-init",
                 }
                 for a in (group.get("anchors") or [])
             ),
@@ -219,21 +223,28 @@ def _draw(spec: dict) -> Figure:
         ax.fill_between(curve["x"], curve["low"], curve["high"], color="#9ecae1", alpha=0.35, linewidth=0,
                         zorder=2)
         ax.plot(curve["x"], curve["mean"], style, color="#08306b", linewidth=1.6, zorder=3)
-        if borrowed:
+        source = curve.get("source")
+        label = (f"borrowed: {borrowed} curve" if borrowed
+                 else f"fitted on {source} ({curve['weights']} weights)" if source else None)
+        if label:
             mid = len(curve["x"]) // 2
             ax.annotate(
-                f"borrowed: {borrowed} curve", (curve["x"][mid], curve["mean"][mid]), xytext=(6, 8),
+                label, (curve["x"][mid], curve["mean"][mid]), xytext=(6, 8),
                 textcoords="offset points", fontsize=8, color="#08306b", zorder=6,
             )
         if curve["crossover_b"]:
             ax.axvline(curve["crossover_b"], color="#08306b", linestyle=":", linewidth=0.9, zorder=2)
         for n_min, face in ((2, ANCHOR_COLOUR), (1, "white")):
-            chosen = [a for a in curve["anchors"] if (a["n_trials"] >= 2) == (n_min == 2)]
-            if chosen:
-                ax.scatter(
-                    [a["params_b"] for a in chosen], [a["delta_e_pct"] for a in chosen], marker="s", s=30,
-                    facecolors=face, edgecolors=ANCHOR_COLOUR, linewidths=1.1, zorder=4,
-                )
+            for random_init in (False, True):
+                chosen = [a for a in curve["anchors"] if (a["n_trials"] >= 2) == (n_min == 2)
+                          and bool(a.get("random_init")) == random_init]
+                if chosen:
+                    # Random-init anchors: diamonds, so they never read as the published squares.
+                    ax.scatter(
+                        [a["params_b"] for a in chosen], [a["delta_e_pct"] for a in chosen],
+                        marker="D" if random_init else "s", s=30, facecolors=face, edgecolors=ANCHOR_COLOUR,
+                        linewidths=1.1, zorder=4,
+                    )
     for label in ("confirmation", "contradiction", "ungraded"):
         for random_init, legacy in ((False, False), (True, False), (False, True), (True, True)):
             pts = [p for p in spec["points"] if p[4] == label and p[5] == random_init and p[6] == legacy]
@@ -281,6 +292,8 @@ def _legend_handles(ax, borrowed_any: bool) -> list:
                markeredgecolor=ANCHOR_COLOUR, label="anchor, n ≥ 2 trials"),
         Line2D([], [], linestyle="none", marker="s", markersize=5.5, markerfacecolor="white",
                markeredgecolor=ANCHOR_COLOUR, label="anchor, n = 1 trial"),
+        Line2D([], [], linestyle="none", marker="D", markersize=5.0, markerfacecolor=ANCHOR_COLOUR,
+               markeredgecolor=ANCHOR_COLOUR, label="anchor, random-init weights"),
         point("confirmation (|z| ≤ 2)", COLOURS["confirmation"]),
         point("contradiction (|z| > 2)", COLOURS["contradiction"]),
         point("ungraded (no curve)", COLOURS["ungraded"]),

@@ -155,16 +155,19 @@ def test_ungraded_says_why(curves, over, code, words):
     assert v.z is None and v.ref_pct is None and v.sentence.startswith("Not graded:")
 
 
-def test_resolve_curve_follows_borrows_and_explains_misses(curves):
-    key, group = resolve_curve(curves, "Hopper", "nf4", "eager")
+def test_resolve_curve_follows_borrows_and_explains_misses(curves, published_only):
+    key, group = resolve_curve(published_only, "Hopper", "nf4", "eager")
     assert key == "hopper/NF4/eager" and group["borrowed_from"] == "ampere"
+    key, group = resolve_curve(curves, "Hopper", "nf4", "eager")
+    assert key == "hopper/NF4/eager" and group["borrowed_from"] is None
+    assert group["source"] == "quantjoule-h200"
     assert resolve_curve(curves, "Ada Lovelace", "INT8", None)[0] == "ada/INT8/eager"
     key, reason = resolve_curve(curves, "pascal", "NF4", "eager")
     assert key is None and "pascal" in reason
 
 
-def test_every_qualifier_is_reachable(curves):
-    seen = set()
+def test_every_qualifier_is_reachable(curves, published_only):
+    seen = set(grade(load("v2-hopper-nf4.json"), published_only).qualifiers)  # borrowed-curve
     for report in (
         load("legacy-single-trial.json"),
         load("v2-hopper-nf4.json"),

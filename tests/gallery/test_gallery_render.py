@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import random
 import re
 
@@ -138,9 +139,26 @@ def test_random_init_and_legacy_points_have_their_own_edges(model):
     assert (False, 0.6) in styles, "pretrained v2 points: thin edge"
 
 
-def test_borrowed_curve_is_dashed_and_labelled(model):
+def test_hopper_curve_is_its_own_with_random_init_anchors_marked(model):
     spec = _spec(model, "hopper-NF4")
-    assert [c["borrowed_from"] for c in spec["curves"]] == ["ampere"]
+    [curve] = spec["curves"]
+    assert curve["borrowed_from"] is None and curve["source"] == "quantjoule-h200"
+    assert curve["anchors"] and all(a["random_init"] for a in curve["anchors"])
+    ax = plots._draw(spec).axes[0]
+    fitted = [line for line in ax.get_lines() if len(line.get_xdata()) == plots.GRID_POINTS]
+    assert [line.get_linestyle() for line in fitted] == ["-"]
+    assert any("fitted on quantjoule-h200 (random-init weights)" in t.get_text() for t in ax.texts)
+    assert not any("borrowed" in t.get_text() for t in ax.texts)
+    diamonds = [c for c in ax.collections if isinstance(c, PathCollection) and len(c.get_offsets())
+                and to_hex(c.get_edgecolors()[0]) == plots.ANCHOR_COLOUR]
+    assert sum(len(c.get_offsets()) for c in diamonds) == len(curve["anchors"])
+    own = plots._draw(_spec(model, "ada-NF4")).axes[0]
+    assert not any("fitted on" in t.get_text() for t in own.texts)  # published curves carry no source label
+
+
+def test_borrowed_curve_is_dashed_and_labelled(model):
+    spec = copy.deepcopy(_spec(model, "hopper-NF4"))
+    spec["curves"][0].update(borrowed_from="ampere", source=None)  # what a borrowed group's spec holds
     ax = plots._draw(spec).axes[0]
     fitted = [line for line in ax.get_lines() if len(line.get_xdata()) == plots.GRID_POINTS]
     assert [line.get_linestyle() for line in fitted] == ["--"]
