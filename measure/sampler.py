@@ -123,14 +123,18 @@ class ProcessSampler:
             self._cache_p.extend(flat[1::3])
             self._cache_e.extend(flat[2::3])
 
-    def wait_past(self, t_s: float, timeout_s: float = 2.0) -> None:
-        """Block until a sample later than t_s exists, so a window's right edge is interpolated."""
+    def wait_past(self, t_s: float, timeout_s: float = 15.0) -> None:
+        """Block until a sample later than t_s exists, so a window's right edge is interpolated.
+
+        A live sampler on a loaded host (its spawn start-up, a busy CPU) can lag by seconds; only a dead
+        or failed one ends the wait early, and the timeout bounds a hung one."""
         deadline = time.monotonic() + timeout_s
         while True:
             self._pull()
             if self._cache_t and self._cache_t[-1] > t_s:
                 return
-            if time.monotonic() > deadline or self._failed.value:
+            dead = self._proc is not None and not self._proc.is_alive()
+            if time.monotonic() > deadline or self._failed.value or dead:
                 return
             time.sleep(0.5 / self.rate_hz)
 

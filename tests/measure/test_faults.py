@@ -168,7 +168,13 @@ def test_sigint_to_a_real_run_process_writes_partial_simulated_reports(tmp_path)
         str(tmp_path),
     ]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
-    time.sleep(25)  # past loading and warmup, inside the blocks
+    # Past building, loading and warmup, inside the blocks: the synthetic build is saved to the cache
+    # first (its time varies most with host load), then loading three tiny arms and warming up take seconds.
+    deadline = time.monotonic() + 240
+    while not list((tmp_path / "cache").rglob("*.safetensors")) and time.monotonic() < deadline:
+        assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
+        time.sleep(0.5)
+    time.sleep(20)
     assert proc.poll() is None
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
