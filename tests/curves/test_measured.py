@@ -30,7 +30,7 @@ def test_the_committed_h200_anchors_are_what_the_reports_give():
 
 def test_each_row_matches_its_report():
     rows = list(csv.DictReader(io.StringIO(MEASURED_H200.read_text(encoding="utf-8"))))
-    assert len(rows) == 6 and {r["precision"] for r in rows} == {"NF4", "INT8"}
+    assert len(rows) == 10 and {r["precision"] for r in rows} == {"NF4", "INT8"}
     for row in rows:
         report = json.loads((ROOT / row["report"]).read_text(encoding="utf-8"))
         assert row["weights"] == report["workload"]["weights"] == "random-init"
@@ -56,7 +56,7 @@ def test_selection_prefers_more_blocks_then_the_later_date():
 def test_check_flag_and_a_missing_folder(tmp_path):
     runner = CliRunner()
     ok = runner.invoke(main, ["--check", "--reports", str(H200), "--out", str(MEASURED_H200)])
-    assert ok.exit_code == 0 and "is current (6 rows)" in ok.output
+    assert ok.exit_code == 0 and "is current (10 rows)" in ok.output
     stale = tmp_path / "a.csv"
     stale.write_text("gpu\n")
     bad = runner.invoke(main, ["--check", "--reports", str(H200), "--out", str(stale)])
@@ -68,7 +68,7 @@ def test_check_flag_and_a_missing_folder(tmp_path):
 def test_hopper_has_its_own_random_init_curves(fitted):
     for precision in ("NF4", "INT8"):
         group = fitted["groups"][f"hopper/{precision}/eager"]
-        assert group["borrowed_from"] is None and group["n_points"] == 3
+        assert group["borrowed_from"] is None and group["n_points"] == 5
         assert group["source"] == "quantjoule-h200" and group["weights"] == "random-init"
         assert all(a["weights"] == "random-init" and a["report"].startswith("measurements/h200/")
                    for a in group["anchors"])
