@@ -61,6 +61,17 @@ def render_readme(rows: list[dict], skipped: list[dict], specs: dict[str, dict],
         *counts_table(counts),
         "",
     ]
+    own = sorted(k for k, g in (curves.get("groups") or {}).items()
+                 if g.get("source") not in (None, "ecocompute"))
+    if own:
+        # A curve fitted on the project's own runs cannot independently judge those same runs.
+        out += [
+            "Curves fitted on the project's own measurements (" + ", ".join(f"`{md(k)}`" for k in own)
+            + "; `measurements/`, random-init weights) are not published reference data: a replication "
+            "built from those same files is compared with itself, so its verdict is circular, not an "
+            "independent check.",
+            "",
+        ]
     if skipped:
         out += [
             f"{len(skipped)} record(s) are not shown because they are not NVML measurements: "
