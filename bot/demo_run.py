@@ -80,6 +80,11 @@ def run_demo(out: str | None, source: str | None, echo=print) -> Path:
     subs = _submissions(clone)
     if len(subs) == 2:
         echo("measurements/ holds no measured reports yet: only the refusal paths can be shown.")
+    groups = curves.get("groups", {})
+    own = sorted(k for k, g in groups.items() if g.get("source") not in (None, "ecocompute"))
+    if own:
+        echo(f"Note: {', '.join(own)} are fitted on these same measurements/ files, so their verdicts "
+             "below are circular (a report compared with itself), not independent checks.")
     now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     for number, (title, body) in enumerate(subs, start=1):
         plan, result = process(_event(number, title, body, branch, now), "issues", clone, curves, forge)
