@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from schema.codes import Code
+from schema.codes import Code, CodedError
 
 CODES: tuple[Code, ...] = (
     Code("QJ601", "error", "curves file missing or unreadable",
@@ -23,14 +23,7 @@ def codes() -> tuple[Code, ...]:
     return CODES
 
 
-class GalleryError(Exception):
+class GalleryError(CodedError):
     """A bad input to the build, carrying its code and a hint (the CLI prints it, never a traceback)."""
 
-    def __init__(self, code: str, message: str, hint: str | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.hint = hint if hint is not None else BY_CODE[code].hint
-
-    def render(self) -> str:
-        return f"{self.code}: {self.message}\n  hint: {self.hint}"
+    registry = CODES

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
+# Its own copy of schema.codes.Code: `measure run` must import on GPU machines without jsonschema, and
+# importing the schema package loads it.
 @dataclass(frozen=True)
 class Code:
     code: str

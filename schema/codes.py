@@ -105,12 +105,33 @@ def codes() -> tuple[Code, ...]:
     return _CODES
 
 
-def get(code: str) -> Code:
-    """The registered report code `code`; KeyError when it is not one of this module's."""
-    for c in _CODES:
+def lookup(registry: tuple[Code, ...], code: str) -> Code:
+    """The code `code` of one package's registry; KeyError when it is not there."""
+    for c in registry:
         if c.code == code:
             return c
     raise KeyError(code)
+
+
+def get(code: str) -> Code:
+    """The registered report code `code`; KeyError when it is not one of this module's."""
+    return lookup(_CODES, code)
+
+
+class CodedError(Exception):
+    """A bad input carrying its problem code and a hint (CLIs print `render()`, never a traceback).
+    Subclasses name the registry their codes come from."""
+
+    registry: tuple[Code, ...] = ()
+
+    def __init__(self, code: str, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.hint = hint if hint is not None else lookup(self.registry, code).hint
+
+    def render(self) -> str:
+        return f"{self.code}: {self.message}\n  hint: {self.hint}"
 
 
 def _codes_of(module_name: str) -> tuple:
