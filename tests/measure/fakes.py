@@ -8,6 +8,13 @@ power trace over that time, so the true energy of every generation is known.
 from __future__ import annotations
 
 from measure.fake_power import FakeClock
+from measure.protocol import ProtocolConfig
+
+
+def quick_config(**overrides) -> ProtocolConfig:
+    """A protocol short enough for tests: a fixed number of blocks, one warmup, few prefill bursts."""
+    settings = {"duration_s": None, "warmup_runs": 1, "prefill_reps": 2, "idle_window_s": 1.0, **overrides}
+    return ProtocolConfig(**settings)
 
 
 class ClockedSampler:

@@ -6,8 +6,8 @@ import pytest
 
 from measure.analysis import analyse
 from measure.fake_power import FakeClock, FakePowerSource
-from measure.protocol import Outcome, Protocol, ProtocolConfig, block_order, cooldown
-from tests.measure.fakes import ClockedSampler, FakeArm
+from measure.protocol import Outcome, Protocol, block_order, cooldown
+from tests.measure.fakes import ClockedSampler, FakeArm, quick_config
 
 FLAT = [(0.0, 130.0), (1.0, 130.0)]
 
@@ -61,15 +61,7 @@ def _setup(drift, cfg, steps=None, **arm_kw):
 def test_mirrored_blocks_cancel_strong_linear_drift():
     # host speed drifts by 1 % per second (the H200 showed 35-54 tok/s swings); power is constant, so
     # energy is proportional to time and the true dE% of NF4 is exactly +30 % (INT8 +150 %).
-    cfg = ProtocolConfig(
-        tokens=256,
-        block_tokens=32,
-        trials=12,
-        duration_s=None,
-        warmup_runs=1,
-        prefill_reps=4,
-        idle_window_s=1.0,
-    )
+    cfg = quick_config(trials=12, prefill_reps=4)
     proto, arms, out = _setup(lambda t: 1.0 + 0.01 * (t - 100.0), cfg)
     proto.run(arms, out)
     res = analyse(out)
@@ -102,16 +94,7 @@ def test_sequential_order_would_be_biased_by_the_same_drift():
 
 
 def test_duration_budget_stops_blocks():
-    cfg = ProtocolConfig(
-        tokens=64,
-        block_tokens=16,
-        trials=None,
-        duration_s=20.0,
-        warmup_runs=0,
-        prefill_reps=2,
-        idle_window_s=1.0,
-        direct_check_runs=0,
-    )
+    cfg = quick_config(tokens=64, block_tokens=16, duration_s=20.0, warmup_runs=0)
     proto, arms, out = _setup(lambda t: 1.0, cfg)
     proto.run(arms, out)
     blocks = len(out.blocks)
@@ -120,16 +103,7 @@ def test_duration_budget_stops_blocks():
 
 
 def test_an_arm_failing_mid_run_keeps_the_others():
-    cfg = ProtocolConfig(
-        tokens=64,
-        block_tokens=16,
-        trials=6,
-        duration_s=None,
-        warmup_runs=1,
-        prefill_reps=2,
-        idle_window_s=1.0,
-        direct_check_runs=0,
-    )
+    cfg = quick_config(tokens=64, block_tokens=16, trials=6)
     proto, arms, out = _setup(lambda t: 1.0, cfg, INT8={"fail_after": 12})
     proto.run(arms, out)
     assert "INT8" in out.failed and "out of memory" in out.failed["INT8"]
@@ -140,16 +114,7 @@ def test_an_arm_failing_mid_run_keeps_the_others():
 
 
 def test_ctrl_c_marks_the_outcome_interrupted():
-    cfg = ProtocolConfig(
-        tokens=64,
-        block_tokens=16,
-        trials=10,
-        duration_s=None,
-        warmup_runs=0,
-        prefill_reps=1,
-        idle_window_s=1.0,
-        direct_check_runs=0,
-    )
+    cfg = quick_config(tokens=64, block_tokens=16, trials=10, warmup_runs=0, prefill_reps=1)
     proto, arms, out = _setup(lambda t: 1.0, cfg, NF4={"interrupt_after": 9})
     proto.run(arms, out)
     assert out.interrupted and 0 < len(out.blocks) < 10

@@ -4,10 +4,10 @@ import pytest
 
 from measure.analysis import analyse
 from measure.fake_power import FakeClock, FakePowerSource
-from measure.protocol import Outcome, Protocol, ProtocolConfig
+from measure.protocol import Outcome, Protocol
 from measure.report import MAX_REPORT_BYTES, build_report, dumps
 from schema import validate
-from tests.measure.fakes import ClockedSampler, FakeArm
+from tests.measure.fakes import ClockedSampler, FakeArm, quick_config
 
 
 def _outcome(trials):
@@ -15,15 +15,7 @@ def _outcome(trials):
     src = FakePowerSource([(0.0, 125.0), (0.4, 140.0), (0.8, 125.0)], clock=clock)
     sampler = ClockedSampler(src, clock)
     sampler.start()
-    cfg = ProtocolConfig(
-        tokens=256,
-        block_tokens=32,
-        trials=trials,
-        duration_s=None,
-        warmup_runs=1,
-        prefill_reps=2,
-        idle_window_s=1.0,
-    )
+    cfg = quick_config(trials=trials)
     arms = {a: FakeArm(clock, s, 1.5 * s) for a, s in {"FP16": 0.02, "NF4": 0.026, "INT8": 0.05}.items()}
     out = Outcome(config=cfg, arms=list(arms))
     Protocol(cfg, src, sampler, clock, clock.sleep).run(arms, out)

@@ -6,11 +6,10 @@ from datetime import datetime, timezone
 import pytest
 
 from measure.fake_power import FakeClock, FakePowerSource
-from measure.protocol import ProtocolConfig
 from measure.report import MAX_REPORT_BYTES
 from measure.runner import EXIT_NO_GPU, EXIT_OK, EXIT_PARTIAL, Env, RunOptions, run
 from schema import check_report, is_measurement, validate
-from tests.measure.fakes import ClockedSampler, FakeArm, FakeWorkload
+from tests.measure.fakes import ClockedSampler, FakeArm, FakeWorkload, quick_config
 
 STEPS = {"FP16": 0.020, "NF4": 0.026, "INT8": 0.050}
 
@@ -33,15 +32,7 @@ def _arms(clock, **kw):
 
 
 def _opts(tmp_path, trials=5, **kw):
-    cfg = ProtocolConfig(
-        tokens=256,
-        block_tokens=32,
-        trials=trials,
-        duration_s=None,
-        warmup_runs=1,
-        prefill_reps=2,
-        idle_window_s=1.0,
-    )
+    cfg = quick_config(trials=trials)
     return RunOptions(synthetic="tinyllama-1.1b", out_dir=tmp_path, protocol=cfg, argv=["run"], **kw)
 
 
