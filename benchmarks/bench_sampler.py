@@ -27,6 +27,9 @@ def main() -> None:
     ap.add_argument("--quads", type=int, default=24)
     ap.add_argument("--rate-hz", type=float, default=100.0)
     ap.add_argument("--fake-power", action="store_true", help="fake power source (CPU runs of the script)")
+    ap.add_argument(
+        "--pin", choices=["auto", "none"], default="auto", help="CPU pinning, as measure run does"
+    )
     ap.add_argument("--json", dest="json_path")
     args = ap.parse_args()
 
@@ -42,13 +45,20 @@ def main() -> None:
         from measure.nvml import open_nvml
 
         factory = functools.partial(open_nvml, 0)
-    sampler = ProcessSampler(factory, args.rate_hz)
+    from measure.pinning import choose_cpus, pin_current_process
+
+    cpus = choose_cpus() if args.pin == "auto" else None
+    if cpus:
+        pin_current_process(cpus[0])
+    sampler = ProcessSampler(factory, args.rate_hz, cpu=cpus[1] if cpus else None)
     sampler.start()
     arm = Workload(f"synthetic:{args.synthetic}", args.backend, args.device).load("FP16")
     for _ in range(3):
         arm.generate(args.tokens)
 
     on_windows: list[tuple[float, float]] = []
+    gens: list[list] = []  # every generation: start (s after the first), sampler on, seconds
+    first = time.monotonic()
 
     def timed(on: bool) -> float:
         (sampler.resume if on else sampler.pause)()
@@ -58,6 +68,7 @@ def main() -> None:
         elapsed = time.perf_counter() - t0
         if on:
             on_windows.append((m0, time.monotonic()))
+        gens.append([round(m0 - first, 4), on, round(elapsed, 6)])
         return elapsed / args.tokens
 
     changes, on_all, off_all = [], [], []
@@ -80,6 +91,7 @@ def main() -> None:
     s = summarise(changes)
     result = {
         "tokens_per_generation": args.tokens,
+        "cpus": cpus,
         "quads": args.quads,
         "backend": args.backend,
         "wall_s": round(time.perf_counter() - t_start, 1),
@@ -92,9 +104,10 @@ def main() -> None:
         "harmless": abs(s["mean"]) <= 1.0
         and s["ci95_half_width_pp"] is not None
         and s["ci95_half_width_pp"] < 1.0,
+        "generations": gens,
     }
     text = json.dumps(result, indent=1)
-    print(text)
+    print(json.dumps({k: v for k, v in result.items() if k != "generations"}, indent=1))
     if args.json_path:
         with open(args.json_path, "w") as fh:
             fh.write(text + "\n")

@@ -6,6 +6,8 @@
 # eager:NAME:S     -> $RES/NAME/energy-{nf4,int8}.json (eager, --duration S)
 # static:NAME:S    -> $RES/static/energy-{nf4,int8}.json (static backend, --duration S)
 # bench:Q          -> $RES/bench_sampler.json (sampler on vs off, Q quads)
+# jitter:PIN:S     -> $RES/jitter-PIN.json (back-to-back FP16 generation times for S s; PIN none or auto)
+# EAGER_ARGS / BENCH_ARGS add options to the eager runs / the sampler benchmark
 set -u
 : "${OUT:?set OUT}"
 # At most 8 files come back from a device call: reports go to $RES and are re-packed into
@@ -30,10 +32,13 @@ run_step() {  # need_s command...
         R="python -m measure run --precisions nf4,int8"
         case $kind in
             accept) run_step 100 $R --synthetic tinyllama-1.1b --trials 3 --out "$RES/accept" ;;
-            eager) run_step $((secs + 60)) $R --synthetic "$name" --duration "$secs" --seed 1 --out "$RES/$name" ;;
+            eager) run_step $((secs + 60)) /usr/bin/time -f "wall %e s" $R --synthetic "$name" --duration "$secs" --seed 1 ${EAGER_ARGS:-} --out "$RES/$name" ;;
+            # graph replay decodes 256 tokens in ~0.7 s: whole 256-token generations, two per window
             static) run_step $((secs + 60)) $R --synthetic "$name" --backend static --duration "$secs" --seed 2 \
-                        --out "$RES/static" ;;
-            bench) run_step 120 python benchmarks/bench_sampler.py --synthetic tinyllama-1.1b --quads "$name" \
+                        --tokens 256 --block-tokens 256 --window-reps 2 --out "$RES/static" ;;
+            jitter) run_step $((secs + 30)) python benchmarks/host_jitter.py --pin "$name" --seconds "$secs" \
+                        --json "$RES/jitter-$name.json" ;;
+            bench) run_step 120 python benchmarks/bench_sampler.py --synthetic tinyllama-1.1b --quads "$name" ${BENCH_ARGS:-} \
                         --json "$RES/bench_sampler.json" ;;
         esac
     done

@@ -3,16 +3,32 @@
 from __future__ import annotations
 
 import statistics as st
+from dataclasses import replace
 
 from measure.energy import disagreement_pct, dynamic_j, reconstruct_per_token_j
 from measure.protocol import Outcome
 from measure.stats import delta_pct, summarise
 
-CI_METHOD = (
-    "t interval (n-1 dof) over per-block paired dE%; each block runs every arm twice in a "
+CI_METHOD = {
+    "paired": "t interval (n-1 dof) over per-block paired dE%; each block runs FP16 and this arm twice "
+    "each, in a seeded order and its mirror (F Q Q F or Q F F Q), so blocks are independent and linear "
+    "drift inside a block cancels",
+    "all": "t interval (n-1 dof) over per-block paired dE%; each block runs every arm twice in a "
     "seeded shuffled order and its mirror (A B C C B A), so blocks are independent and linear "
-    "drift inside a block cancels"
-)
+    "drift inside a block cancels",
+}
+
+
+def subset(out: Outcome, precision: str) -> Outcome:
+    """The blocks one report stands on: those holding `precision` (every block for FP16 alone).
+
+    A paired run compares FP16 with NF4 in some blocks and with INT8 in others; each report's FP16
+    numbers come from its own blocks only, so its ratio is the one its CI is about."""
+    if precision == "FP16":
+        return out
+    blocks = [b for b in out.blocks if precision in b["order"]]
+    arms = [a for a in out.arms if a in ("FP16", precision)]
+    return replace(out, blocks=blocks, orders=[b["order"] for b in blocks], arms=arms)
 
 
 def trial_records(out: Outcome) -> list[dict]:
@@ -30,6 +46,7 @@ def trial_records(out: Outcome) -> list[dict]:
                     "dur": 0.0,
                     "tokens": 0,
                     "gens": 0,
+                    "windows": 0,
                     "has_counter": True,
                     "has_trace": True,
                     "notes": [],
@@ -43,13 +60,14 @@ def trial_records(out: Outcome) -> list[dict]:
             r["trace"] += w.trace_j or 0.0
             r["dur"] += w.end_s - w.start_s
             r["tokens"] += w.tokens
-            r["gens"] += 1
+            r["gens"] += w.generations
+            r["windows"] += 1
             r["notes"] += [n for n in w.notes if n not in r["notes"]]
             if w.fault:
                 r["faults"].append(w.fault)
         for arm in blk["order"][: len(set(blk["order"]))]:
             r = per.get(arm)
-            missing = r is None or r["gens"] < blk["order"].count(arm)
+            missing = r is None or r["windows"] < blk["order"].count(arm)
             if missing or r["faults"] or not (r["has_counter"] or r["has_trace"]):
                 why = r["faults"][0] if r and r["faults"] else out.failed.get(arm, "generation missing")
                 recs.append({"block": blk["block"], "arm": arm, "status": "failed", "reason": why})
@@ -193,7 +211,7 @@ def analyse(out: Outcome) -> dict:
             "n_pairs": len(total),
             "delta_e_pct": summarise(total),
             "dynamic_delta_e_pct": summarise(dyn),
-            "ci_method": CI_METHOD,
+            "ci_method": CI_METHOD[out.config.pairing],
             "per_block": total,
             "reconstructed": summarise(recon),
             "per_block_reconstructed": recon,
@@ -207,9 +225,9 @@ def analyse(out: Outcome) -> dict:
         and r.get("counter_energy_j") is not None
         and r.get("trace_energy_j") is not None
     ]
-    agreement = {
-        "counter_vs_trace_median_pct": st.median(agree) if agree else None,
-        "counter_vs_trace_max_pct": max(agree) if agree else None,
+    agreement = {  # the headline is per trial (one arm in one block), the strictest unit reported
+        "counter_vs_trace_median_pct": st.median(rec_agree) if rec_agree else None,
+        "counter_vs_trace_max_pct": max(rec_agree) if rec_agree else None,
         "per_block_pct": agree,
         "per_trial_median_pct": st.median(rec_agree) if rec_agree else None,
         "per_trial_max_pct": max(rec_agree) if rec_agree else None,

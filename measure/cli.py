@@ -76,6 +76,26 @@ def _precisions(value: str) -> tuple[str, ...]:
     type=click.IntRange(0, 20),
     help="Mirrored rounds of full --tokens generations to check the reconstruction.",
 )
+@click.option(
+    "--pairing",
+    type=click.Choice(["paired", "all"]),
+    default="paired",
+    show_default=True,
+    help="paired: each block compares FP16 with one quantized arm (F Q Q F); all: every arm per block.",
+)
+@click.option(
+    "--window-reps",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 1000),
+    help="Back-to-back generations per measured window (lengthen windows the GPU decodes in < 0.5 s).",
+)
+@click.option(
+    "--pin-cpu/--no-pin-cpu",
+    default=False,
+    show_default=True,
+    help="Pin the decode to one CPU and the power sampler to a CPU of another core (Linux).",
+)
 @click.option("--out", "out_dir", default=".", show_default=True, type=click.Path(file_okay=False))
 def run(
     model,
@@ -92,9 +112,15 @@ def run(
     sample_rate_hz,
     warmup,
     direct_check,
+    pairing,
+    window_reps,
+    pin_cpu,
     out_dir,
 ) -> None:
-    """Measure FP16 against NF4/INT8 and write energy-<precision>.json (energy.json for one)."""
+    """Measure FP16 against NF4/INT8 and write energy-<precision>.json (energy.json for one).
+
+    Also writes energy-raw.json.gz, every power sample and window of the run, from which
+    `measure replay` rebuilds the same reports."""
     from measure.cli_run import execute
 
     if bool(model) == bool(synthetic):
@@ -115,10 +141,23 @@ def run(
         sample_rate_hz=sample_rate_hz,
         warmup=warmup,
         direct_check=direct_check,
+        pairing=pairing,
+        window_reps=window_reps,
+        pin_cpu=pin_cpu,
         out_dir=Path(out_dir),
         argv=sys.argv[2:],
     )
     sys.exit(code)
+
+
+@main.command()
+@click.argument("record", type=click.Path(dir_okay=False))
+@click.option("--out", "out_dir", default=".", show_default=True, type=click.Path(file_okay=False))
+def replay(record, out_dir) -> None:
+    """Rebuild the reports of a run from its raw record (energy-raw.json.gz), with no GPU."""
+    from measure.cli_run import replay_record
+
+    sys.exit(replay_record(Path(record), Path(out_dir)))
 
 
 @main.command()

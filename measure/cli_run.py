@@ -17,7 +17,7 @@ from rich.table import Table
 
 from measure.codes import MeasureError
 from measure.protocol import ProtocolConfig
-from measure.runner import EXIT_USAGE, Env, RunOptions, default_env, run
+from measure.runner import EXIT_USAGE, Env, RunOptions, default_env, reports_from_record, run
 
 
 class _Bars:
@@ -41,8 +41,9 @@ class _Bars:
         elif kind == "load_failed":
             self.p.update(self.tasks[kw["arm"]], description=f"{kw['arm']:5s} FAILED", total=1, completed=1)
         elif kind == "block":
-            if self.trials:
-                done, total = kw["block"], self.trials
+            planned = kw.get("trials") or self.trials
+            if planned:
+                done, total = kw["block"], planned
             else:  # duration budget: express progress in percent of the budget
                 done, total = min(100.0, 100 * kw["elapsed_s"] / self.duration_s), 100
             self.p.update(self.blocks, completed=done, total=total)
@@ -82,6 +83,8 @@ def _summary(console: Console, result) -> None:
         console.print(f"[yellow]{w}[/yellow]")
     for p in result.paths:
         console.print(f"wrote {p}")
+    if result.record:
+        console.print(f"wrote {result.record} (raw record: `python -m measure replay` rebuilds the reports)")
 
 
 def execute(
@@ -101,6 +104,9 @@ def execute(
     warmup,
     direct_check,
     out_dir: Path,
+    pairing: str = "paired",
+    window_reps: int = 1,
+    pin_cpu: bool = False,
     argv: list[str],
     env: Env | None = None,
     console: Console | None = None,
@@ -115,6 +121,8 @@ def execute(
         warmup_runs=warmup,
         seed=seed,
         direct_check_runs=direct_check,
+        pairing=pairing,
+        window_reps=window_reps,
     )
     opts = RunOptions(
         model=model,
@@ -125,6 +133,7 @@ def execute(
         gpu_arch=gpu_arch,
         out_dir=out_dir,
         sample_rate_hz=sample_rate_hz,
+        pin_cpu=pin_cpu,
         argv=argv,
         protocol=cfg,
     )
@@ -149,6 +158,20 @@ def execute(
         else:
             with Progress(*cols, console=console, transient=False) as progress:
                 result = run(opts, env, _Bars(progress, ["FP16", *precisions], trials, duration_s))
+    except MeasureError as exc:
+        console.print(f"[red]{exc}[/red]")
+        return EXIT_USAGE
+    _summary(console, result)
+    return result.exit_code
+
+
+def replay_record(path: Path, out_dir: Path, console: Console | None = None) -> int:
+    """`measure replay`: the reports again, from the raw record alone."""
+    from measure import record as raw
+
+    console = console or Console(stderr=True)
+    try:
+        result = reports_from_record(raw.read(path), out_dir)
     except MeasureError as exc:
         console.print(f"[red]{exc}[/red]")
         return EXIT_USAGE

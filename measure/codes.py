@@ -103,6 +103,12 @@ _CODES = (
         "Windows where the NVML energy counter did not move use the power trace instead; if it persists, "
         "update the driver or report the GPU model.",
     ),
+    Code(
+        "QJ416",
+        "error",
+        "raw record unreadable",
+        "Pass the energy-raw.json.gz that `measure run` wrote next to its reports, unmodified.",
+    ),
 )
 
 

@@ -4,10 +4,15 @@ Side effects are injected (power source, sampler, clock, sleep, arms), so the wh
 tests against fakes. Design, driven by what an H200 does with batch-1 decode:
 - every arm stays resident; loaded-idle power is measured after loading, and each block starts only
   once power is back within `tolerance_w` of it (or `timeout_s` passes; the wait is recorded);
-- a block runs every arm twice, in a seeded shuffled order followed by its mirror image
-  (A B C C B A): each arm's two generations sit symmetrically in time, so a linear drift of host
-  throughput inside the block cancels in the paired ratio, and blocks are short (block_tokens), so
-  what drift is left is small;
+- a block runs FP16 and one quantized arm twice each, in a seeded order followed by its mirror
+  image (F Q Q F or Q F F Q): each arm's windows sit symmetrically in time, so a linear drift of
+  host throughput inside the block cancels in the paired ratio. Blocks are short (block_tokens) and
+  hold only the two arms being compared, so a slow arm (LLM.int8() decodes 3x slower) never sits
+  between the FP16 and NF4 windows it would otherwise separate; the quantized arms take turns in
+  seeded shuffled rounds. `pairing="all"` runs every arm in each block instead (A B C C B A);
+- a window is `window_reps` back-to-back generations: NVML's counter and instant power both refresh
+  every ~100 ms, so a window has to span many refreshes for its edges not to matter (the static
+  backend decodes 32 tokens in ~90 ms);
 - the per-token energy of a `tokens`-long generation is reconstructed from a prefill energy P
   (generate(1), measured in bursts before and after the blocks) and the block's per-step decode
   energy; see energy.reconstruct_per_token_j.
@@ -40,6 +45,8 @@ class ProtocolConfig:
     warmup_runs: int = 2
     seed: int = 0
     prefill_reps: int = 8
+    pairing: str = "paired"  # "paired": FP16 + one quantized arm per block; "all": every arm per block
+    window_reps: int = 1  # generations per measured window
     direct_check_runs: int = 0
     preroll_tokens: int = 8
     cooldown_tolerance_w: float = 5.0
@@ -55,6 +62,7 @@ class Window:
     end_s: float
     counter_j: float | None
     tokens: int
+    generations: int = 1
     trace_j: float | None = None
     notes: list[str] = field(default_factory=list)  # why an energy source was set aside
     fault: str | None = None  # no sound energy at all: the trial is failed with this reason
@@ -92,6 +100,28 @@ def block_order(arms: list[str], rng: random.Random) -> list[str]:
     first = list(arms)
     rng.shuffle(first)
     return first + first[::-1]
+
+
+class Rounds:
+    """Which arms the next block compares: paired -> FP16 and the next quantized arm of a seeded
+    shuffled round (every quantized arm once per round); all -> every live arm."""
+
+    def __init__(self, pairing: str, rng: random.Random):
+        if pairing not in ("paired", "all"):
+            raise ValueError(f"pairing must be 'paired' or 'all', not {pairing!r}")
+        self.pairing = pairing
+        self.rng = rng
+        self._queue: list[str] = []
+
+    def next(self, live: list[str]) -> list[str]:
+        quant = [a for a in live if a != "FP16"]
+        if self.pairing == "all" or len(quant) <= 1:
+            return list(live)
+        self._queue = [a for a in self._queue if a in quant]
+        if not self._queue:
+            self._queue = list(quant)
+            self.rng.shuffle(self._queue)
+        return ["FP16", self._queue.pop(0)]
 
 
 def cooldown(
@@ -144,13 +174,13 @@ class Protocol:
         self.progress = progress or (lambda *a, **k: None)
 
     # -- measurement primitives -------------------------------------------------------------
-    def _gen(self, name: str, arm, n: int) -> Window:
+    def _gen(self, name: str, arm, n: int, reps: int = 1) -> Window:
         # No NVML call in the measuring process while decoding: the counter is read by the sampler
         # process and interpolated onto the window afterwards (see finalise).
         t0 = self.clock()
-        got = arm.generate(n)
+        got = sum(int(arm.generate(n)) for _ in range(reps))
         t1 = self.clock()
-        return Window(name, t0, t1, None, int(got))
+        return Window(name, t0, t1, None, got, reps)
 
     def trace_j(self, w: Window) -> float:
         self.sampler.wait_past(w.end_s)
@@ -266,26 +296,36 @@ class Protocol:
     def _blocks(self, arms: dict, out: Outcome, rng: random.Random) -> None:
         cfg = self.cfg
         start = self.clock()
-        last_block_s = 0.0
+        recent_s: list[float] = []  # the last round's block times: paired blocks differ in length
         b = 0
+        rounds = Rounds(cfg.pairing, rng)
+        pairs: dict[str, int] = {}  # blocks run per quantized arm; trials counts pairs per arm
         while True:
-            if cfg.trials is not None and b >= cfg.trials:
-                break
-            if cfg.duration_s is not None and self.clock() - start + last_block_s > cfg.duration_s:
-                break
             live = [a for a in out.arms if a not in out.failed]
             if "FP16" not in live or len(live) < 2:
+                break
+            if cfg.trials is not None:
+                live = ["FP16", *(a for a in live if a != "FP16" and pairs.get(a, 0) < cfg.trials)]
+                if len(live) < 2:
+                    break
+            next_s = max(recent_s[-max(1, len(live) - 1) :], default=0.0)
+            if cfg.duration_s is not None and self.clock() - start + next_s > cfg.duration_s:
                 break
             t_block = self.clock()
             idle_w = self._wait_cool(out)
             temp_c = self._read(self.src.temperature_c)
-            order = block_order(live, rng)
+            compared = rounds.next(live)
+            for a in compared:
+                pairs[a] = pairs.get(a, 0) + (a != "FP16")
+            order = block_order(compared, rng)
             windows: list[Window] = []
             t_dec = self.clock()
             if cfg.preroll_tokens:  # unmeasured: brings the GPU and host out of the idle wait first
                 self._safe(out, order[0], lambda n=order[0]: arms[n].generate(cfg.preroll_tokens))
             for name in order:
-                w = self._safe(out, name, lambda n=name: self._gen(n, arms[n], cfg.block_tokens))
+                w = self._safe(
+                    out, name, lambda n=name: self._gen(n, arms[n], cfg.block_tokens, cfg.window_reps)
+                )
                 if w is not None:
                     windows.append(w)
             out.time_split_s["decode"] += self.clock() - t_dec
@@ -301,14 +341,14 @@ class Protocol:
                 }
             )
             b += 1
-            last_block_s = self.clock() - t_block
+            recent_s.append(self.clock() - t_block)
             self.progress(
                 "block",
                 block=b,
-                trials=cfg.trials,
+                trials=None if cfg.trials is None else cfg.trials * (len(out.arms) - 1),
                 elapsed_s=self.clock() - start,
                 duration_s=cfg.duration_s,
-                last_block_s=last_block_s,
+                last_block_s=recent_s[-1],
             )
 
     def _direct(self, arms: dict, out: Outcome, rng: random.Random) -> None:

@@ -15,9 +15,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from measure import __version__
-from measure.analysis import analyse
+from measure import record as raw
+from measure.analysis import analyse, subset
 from measure.codes import MeasureError
 from measure.gpu_arch import bandwidth_gb_s, resolve_arch
+from measure.pinning import choose_cpus, pin_current_process
 from measure.protocol import Outcome, PowerLost, Protocol, ProtocolConfig
 from measure.provenance import provenance, software
 from measure.reference import reference_report
@@ -25,10 +27,12 @@ from measure.report import MAX_REPORT_BYTES, build_report, dumps
 
 EXIT_OK, EXIT_USAGE, EXIT_NO_GPU, EXIT_PARTIAL = 0, 2, 3, 4
 PRECISIONS = ("NF4", "INT8")
-METHOD = (
-    "NVML total-energy counter per generation + instant-power trace (separate process), "
-    "resident arms, mirrored interleaved blocks (A B C C B A), loaded-idle cooldown"
-)
+METHOD = {
+    "paired": "NVML total-energy counter per window + instant-power trace (separate process), "
+    "resident arms, mirrored paired blocks (F Q Q F), loaded-idle cooldown",
+    "all": "NVML total-energy counter per window + instant-power trace (separate process), "
+    "resident arms, mirrored interleaved blocks (A B C C B A), loaded-idle cooldown",
+}
 
 
 @dataclass
@@ -41,6 +45,7 @@ class RunOptions:
     gpu_arch: str | None = None
     out_dir: Path = Path(".")
     sample_rate_hz: float = 100.0
+    pin_cpu: bool = False  # decode on one CPU, sampler on another core (measure.pinning)
     argv: list[str] = field(default_factory=list)
     protocol: ProtocolConfig = field(default_factory=ProtocolConfig)
 
@@ -54,6 +59,7 @@ class Env:
     workload: Callable | None  # (model_spec, backend, device) -> Workload
     reason: str | None = None
     device: str = "cuda:0"
+    cpus: tuple[int, int] | None = None  # (measuring CPU, sampler CPU) when pinned
     clock: Callable[[], float] = time.monotonic
     sleep: Callable[[float], None] = time.sleep
     now_utc: Callable[[], datetime] = lambda: datetime.now(timezone.utc)
@@ -65,6 +71,7 @@ class RunResult:
     paths: list[Path]
     rows: list[dict]
     warnings: list[str]
+    record: Path | None = None  # the raw record the reports were computed from
 
 
 def model_spec(opts: RunOptions) -> str:
@@ -106,8 +113,11 @@ def default_env(opts: RunOptions) -> Env:
         power = open_nvml(opts.device)
     except MeasureError as exc:
         return Env(None, None, None, reason=exc.message)
-    sampler = ProcessSampler(functools.partial(open_nvml, opts.device), opts.sample_rate_hz)
-    return Env(power, sampler, Workload, device=f"cuda:{opts.device}")
+    cpus = choose_cpus() if opts.pin_cpu else None
+    sampler = ProcessSampler(
+        functools.partial(open_nvml, opts.device), opts.sample_rate_hz, cpu=cpus[1] if cpus else None
+    )
+    return Env(power, sampler, Workload, device=f"cuda:{opts.device}", cpus=cpus)
 
 
 def _timestamp(env: Env) -> str:
@@ -124,10 +134,10 @@ def _names(opts: RunOptions) -> tuple[str, str, str, float | None]:
     return opts.model.rstrip("/").split("/")[-1], opts.model, "pretrained", None
 
 
-def _out_paths(opts: RunOptions, precisions: list[str]) -> dict[str, Path]:
+def _out_paths(out_dir: Path, precisions: list[str]) -> dict[str, Path]:
     if len(precisions) == 1:
-        return {precisions[0]: opts.out_dir / "energy.json"}
-    return {p: opts.out_dir / f"energy-{p.lower()}.json" for p in precisions}
+        return {precisions[0]: out_dir / "energy.json"}
+    return {p: out_dir / f"energy-{p.lower()}.json" for p in precisions}
 
 
 def _validate(report: dict) -> list[str]:
@@ -161,7 +171,7 @@ def run_reference(opts: RunOptions, env: Env) -> RunResult:
     name, mid, weights, params_b = _names(opts)
     precisions = list(opts.precisions) or ["FP16"]
     paths, warnings, rows = [], [], []
-    for prec, path in _out_paths(opts, precisions).items():
+    for prec, path in _out_paths(opts.out_dir, precisions).items():
         rep = reference_report(
             reason=env.reason,
             arch=opts.gpu_arch,
@@ -203,6 +213,8 @@ def run(opts: RunOptions, env: Env, progress: Callable[..., None] | None = None)
     arms_wanted = ["FP16", *opts.precisions]
     out = Outcome(config=opts.protocol, arms=arms_wanted)
     sampler = env.sampler
+    if env.cpus:  # before the sampler starts and the arms load, so their threads inherit the mask
+        pin_current_process(env.cpus[0])
     sampler.start()
     proto = Protocol(opts.protocol, power, sampler, env.clock, env.sleep, progress)
     workload = env.workload(model_spec(opts), opts.backend, env.device)
@@ -306,41 +318,32 @@ def _note(out: Outcome, prec: str, source: str) -> str:
 def _finish(
     opts, env, info, arch, how, out, sampler, weight_bytes, params, quality, warnings, wl_info
 ) -> RunResult:
+    """Write the raw record, then compute every report from it (the path `measure replay` takes)."""
+    power = env.power
+    ctx = _context(opts, env, info, arch, how, out, sampler, weight_bytes, params, quality, wl_info)
+    trace = sampler.trace()
+    record = raw.encode(
+        out,
+        trace,
+        ctx,
+        source={
+            "measurement_source": power.measurement_source,
+            "power_field": getattr(power, "power_field", None),
+            "has_energy_counter": bool(power.has_energy_counter),
+        },
+        sampler={"kind": sampler.kind, "samples": len(trace[0]), "dropped": sampler.dropped()},
+        options={"precisions": list(opts.precisions)},
+    )
+    raw_path = opts.out_dir / raw.RAW_NAME
+    raw.write(raw_path, record)
+    result = reports_from_record(record, opts.out_dir, warnings)
+    result.record = raw_path
+    return result
+
+
+def _context(opts, env, info, arch, how, out, sampler, weight_bytes, params, quality, wl_info) -> dict:
     power = env.power
     name, mid, weights, _ = _names(opts)
-    source = power.measurement_source
-    analysis = analyse(out)
-    achieved = sampler.achieved_rate_hz()
-    dropped = sampler.dropped()
-    if dropped > 0.01 * max(1, len(sampler.trace()[0])):
-        warnings.append(f"QJ406: {dropped} power samples dropped")
-    if out.timeouts:
-        warnings.append(f"QJ405: cooldown timed out {out.timeouts} times")
-    if source == "nvml-power-trace":
-        warnings.append("QJ411: no energy counter; energies from the power trace")
-    if getattr(power, "power_field", None) == "nvmlDeviceGetPowerUsage":
-        warnings.append(
-            "QJ412: instant power field unsupported; nvmlDeviceGetPowerUsage may be a 1 s average"
-        )
-    agree_max = analysis["agreement"]["counter_vs_trace_max_pct"]
-    if agree_max is not None and agree_max > 5.0:
-        warnings.append(f"QJ407: counter and trace disagree by up to {agree_max:.2f} % on a block")
-    for arm, reason in out.failed.items():
-        warnings.append(f"QJ403: {arm}: {reason}")
-    if out.interrupted:
-        warnings.append("QJ404: interrupted; partial reports written, not measurements")
-    if out.power_error:
-        warnings.append(f"QJ414: {out.power_error}; partial reports written, not measurements")
-    if out.faults.get("counter_stalls"):
-        warnings.append(
-            f"QJ415: the energy counter stopped advancing ({out.faults['counter_stalls']} windows "
-            "fell back to the power trace)"
-        )
-    if out.faults.get("trace_gaps"):
-        warnings.append(
-            f"QJ406: power trace gaps in {out.faults['trace_gaps']} windows, longest "
-            f"{out.faults['max_trace_gap_s']} s (energy from the counter there)"
-        )
     params_b = params.get("FP16") or next(iter(params.values()), None)
     bw = bandwidth_gb_s(info["name"])
     ctx = {
@@ -365,26 +368,73 @@ def _finish(
             "prompt_tokens": None,
             "decoding": "greedy",
         },
-        "method": METHOD + ("" if how == "table" else f"; gpu_arch from --gpu-arch ({info['name']})"),
-        "measurement_source": source,
+        "method": METHOD[out.config.pairing]
+        + (f"; decode pinned to CPU {env.cpus[0]}, sampler to CPU {env.cpus[1]}" if env.cpus else "")
+        + ("" if how == "table" else f"; gpu_arch from --gpu-arch ({info['name']})"),
+        "measurement_source": power.measurement_source,
         "sample_rate_hz": opts.sample_rate_hz,
-        "sample_rate_achieved_hz": achieved,
-        "dropped_samples": dropped,
+        "sample_rate_achieved_hz": sampler.achieved_rate_hz(),
+        "dropped_samples": sampler.dropped(),
         "sampler": sampler.kind,
         "power_field": power.power_field
         if power.power_field in ("NVML_FI_DEV_POWER_INSTANT", "nvmlDeviceGetPowerUsage")
         else None,
         "weight_bytes": weight_bytes,
         "quality": quality,
-        "notes": {p: _note(out, p, source) for p in out.arms},
         "software": software(info.get("driver")),
         "provenance": provenance(__version__, opts.argv),
     }
     ctx["workload"].update({k: v for k, v in wl_info.items() if k in ("model_revision", "prompt_tokens")})
-    precisions = list(opts.precisions) or ["FP16"]
+    return ctx
+
+
+def _warnings(record: dict, out: Outcome, analysis: dict) -> list[str]:
+    warnings = []
+    src, smp = record["source"], record["sampler"]
+    if smp["dropped"] > 0.01 * max(1, smp["samples"]):
+        warnings.append(f"QJ406: {smp['dropped']} power samples dropped")
+    if out.timeouts:
+        warnings.append(f"QJ405: cooldown timed out {out.timeouts} times")
+    if src["measurement_source"] == "nvml-power-trace":
+        warnings.append("QJ411: no energy counter; energies from the power trace")
+    if src["power_field"] == "nvmlDeviceGetPowerUsage":
+        warnings.append(
+            "QJ412: instant power field unsupported; nvmlDeviceGetPowerUsage may be a 1 s average"
+        )
+    agree_max = analysis["agreement"]["counter_vs_trace_max_pct"]
+    if agree_max is not None and agree_max > 5.0:
+        warnings.append(f"QJ407: counter and trace disagree by up to {agree_max:.2f} % on a trial")
+    for arm, reason in out.failed.items():
+        warnings.append(f"QJ403: {arm}: {reason}")
+    if out.interrupted:
+        warnings.append("QJ404: interrupted; partial reports written, not measurements")
+    if out.power_error:
+        warnings.append(f"QJ414: {out.power_error}; partial reports written, not measurements")
+    if out.faults.get("counter_stalls"):
+        warnings.append(
+            f"QJ415: the energy counter stopped advancing ({out.faults['counter_stalls']} windows "
+            "fell back to the power trace)"
+        )
+    if out.faults.get("trace_gaps"):
+        warnings.append(
+            f"QJ406: power trace gaps in {out.faults['trace_gaps']} windows, longest "
+            f"{out.faults['max_trace_gap_s']} s (energy from the counter there)"
+        )
+    return warnings
+
+
+def reports_from_record(record: dict, out_dir: Path, warnings: list[str] | None = None) -> RunResult:
+    """Replay the record and write one report per precision: what `run` and `replay` both end with."""
+    out = raw.replay(record)
+    ctx = dict(record["context"])
+    source = ctx["measurement_source"]
+    warnings = [*(warnings or []), *_warnings(record, out, analyse(out))]
+    ctx["notes"] = {p: _note(out, p, source) for p in out.arms}
+    precisions = list(record["options"]["precisions"]) or ["FP16"]
     paths, rows = [], []
-    for prec, path in _out_paths(opts, precisions).items():
-        rep = build_report(ctx, out, analysis, prec)
+    for prec, path in _out_paths(out_dir, precisions).items():
+        part = subset(out, prec)
+        rep = build_report(ctx, part, analyse(part), prec)
         warnings += _write(path, rep)
         paths.append(path)
         st = (rep.get("statistics") or {}).get("delta_e_pct") or {}

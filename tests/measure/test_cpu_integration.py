@@ -64,7 +64,35 @@ def test_run_completes_with_progress_and_summary(run_dir):
     out, code, text = run_dir
     assert code == 0
     assert "quantjoule run" in text and "NF4" in text and "INT8" in text and "wrote" in text
-    assert sorted(p.name for p in out.iterdir()) == ["energy-int8.json", "energy-nf4.json"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "energy-int8.json",
+        "energy-nf4.json",
+        "energy-raw.json.gz",
+    ]
+
+
+def test_replay_rebuilds_the_same_reports_from_the_raw_record(run_dir, tmp_path):
+    out, _, _ = run_dir
+    result = CliRunner().invoke(main, ["replay", str(out / "energy-raw.json.gz"), "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    for name in ("energy-nf4.json", "energy-int8.json"):
+        assert (tmp_path / name).read_bytes() == (out / name).read_bytes()
+
+
+def test_replay_of_a_broken_record_is_a_coded_error(tmp_path):
+    bad = tmp_path / "energy-raw.json.gz"
+    bad.write_bytes(b"not gzip")
+    result = CliRunner().invoke(main, ["replay", str(bad), "--out", str(tmp_path)])
+    assert result.exit_code == 2 and "QJ416" in result.output and "Traceback" not in result.output
+
+
+def test_paired_blocks_compare_fp16_with_one_quantized_arm(run_dir):
+    out, _, _ = run_dir
+    for prec in ("NF4", "INT8"):
+        rep = json.loads((out / f"energy-{prec.lower()}.json").read_text())
+        orders = rep["protocol"]["arm_order"]
+        assert len(orders) == 3 and all(sorted(o) == sorted(["FP16", prec]) for o in orders)
+        assert {t["arm"] for t in rep["trials"]} == {"FP16", prec}
 
 
 def test_reports_are_valid_but_not_measurements(run_dir):
@@ -95,6 +123,8 @@ def test_reports_carry_the_real_loaded_model(run_dir):
     assert rep["protocol"]["sampler"] == "process" and rep["protocol"]["sample_rate_achieved_hz"] > 50
     assert rep["statistics"]["n_pairs"] == 3 and len(rep["trials"]) == 6
     assert rep["quality"]["basis"] == "unavailable" and "random-init" in rep["quality"]["note"]
-    # the trace replays a known waveform: counter (its exact integral) and trace agree closely
-    assert rep["agreement"]["counter_vs_trace_max_pct"] < 2.0
+    # the trace replays a known waveform: counter (its exact integral) and trace agree closely over a
+    # block; a trial here is two ~40 ms CPU generations against a 0.5 s waveform, so it is looser
+    assert max(rep["phases"]["counter_vs_trace_per_block_pct"]) < 2.0
+    assert rep["agreement"]["counter_vs_trace_max_pct"] < 10.0
     assert "direct_check" in rep["phases"]

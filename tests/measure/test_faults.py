@@ -49,9 +49,10 @@ def _at_block(n: int, action):
 def test_nvml_error_mid_trial_keeps_completed_blocks_and_exits_4(tmp_path):
     clock = FakeClock(50.0)
     env = _env(clock, FakeWorkload(_arms(clock)))
-    # the GPU is lost 0.5 s into block 4 (after its cooldown and preroll, during its generations)
+    # the GPU is lost 0.5 s into block 4 (after its cooldown and preroll, during its generations);
+    # blocks of every arm, so that block is in both reports
     fire = _at_block(3, lambda: setattr(env.power, "error_after_s", clock() + 0.5))
-    res = run(_opts(tmp_path, trials=8), env, fire)
+    res = run(_opts(tmp_path, trials=8, pairing="all"), env, fire)
     assert res.exit_code == EXIT_PARTIAL and any(w.startswith("QJ414") for w in res.warnings)
     for rep in _reports(res).values():
         _sound(rep)
@@ -69,7 +70,7 @@ def test_nvml_error_in_the_cooldown_read_stops_cleanly(tmp_path):
     env = _env(clock, FakeWorkload(_arms(clock)))
     # fails between blocks: the measuring process's own cooldown reading raises first
     fire = _at_block(2, lambda: setattr(env.power, "error_after_s", clock() + 0.01))
-    res = run(_opts(tmp_path, trials=8), env, fire)
+    res = run(_opts(tmp_path, trials=8, pairing="all"), env, fire)
     assert res.exit_code == EXIT_PARTIAL
     rep = _reports(res)["energy-nf4.json"]
     _sound(rep)
@@ -129,7 +130,7 @@ def test_trace_gap_is_recorded_energy_from_the_counter_and_agreement_flagged(tmp
     env = _env(clock, FakeWorkload(_arms(clock)))
     # the sampler stalls for 0.4 s inside block 3; the power trace spikes there, so the gap hides energy
     fire = _at_block(2, lambda: env.sampler.gaps.append((clock() + 0.45, clock() + 0.85)))
-    res = run(_opts(tmp_path, trials=5), env, fire)
+    res = run(_opts(tmp_path, trials=5, pairing="all"), env, fire)
     assert res.exit_code == EXIT_OK and any(w.startswith("QJ406: power trace gaps") for w in res.warnings)
     rep = _reports(res)["energy-int8.json"]
     _sound(rep)

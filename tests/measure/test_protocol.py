@@ -66,13 +66,45 @@ def test_mirrored_blocks_cancel_strong_linear_drift():
     proto.run(arms, out)
     res = analyse(out)
     nf4, int8 = res["statistics"]["NF4"], res["statistics"]["INT8"]
-    assert nf4["n_pairs"] == 12 and len(out.orders) == 12
+    # paired blocks: 12 F-NF4 blocks and 12 F-INT8 blocks, each mirrored (F Q Q F or Q F F Q)
+    assert nf4["n_pairs"] == 12 and int8["n_pairs"] == 12 and len(out.orders) == 24
+    assert all(len(o) == 4 and o == o[::-1] and "FP16" in o for o in out.orders)
     assert nf4["delta_e_pct"]["mean"] == pytest.approx(30.0, abs=0.05)
     assert int8["delta_e_pct"]["mean"] == pytest.approx(150.0, abs=0.1)
     # the reconstructed 256-token value equals (P + 255 d) / 256 per arm, and P/d is the same for all arms
     assert nf4["reconstructed"]["mean"] == pytest.approx(30.0, abs=0.05)
     assert res["agreement"]["counter_vs_trace_max_pct"] < 0.5
-    assert out.timeouts == 0 and len(out.waits_s) >= 12
+    assert out.timeouts == 0 and len(out.waits_s) >= 24
+
+
+def test_all_arm_blocks_cancel_the_same_drift():
+    cfg = quick_config(trials=12, prefill_reps=4, pairing="all")
+    proto, arms, out = _setup(lambda t: 1.0 + 0.01 * (t - 100.0), cfg)
+    proto.run(arms, out)
+    res = analyse(out)
+    assert len(out.orders) == 12 and all(len(o) == 6 and o == o[::-1] for o in out.orders)
+    assert res["statistics"]["NF4"]["delta_e_pct"]["mean"] == pytest.approx(30.0, abs=0.05)
+    assert res["statistics"]["INT8"]["delta_e_pct"]["mean"] == pytest.approx(150.0, abs=0.1)
+
+
+def test_paired_rounds_give_every_quantized_arm_one_block_per_round():
+    cfg = quick_config(trials=9, prefill_reps=1, warmup_runs=0)
+    proto, arms, out = _setup(lambda t: 1.0, cfg)
+    proto.run(arms, out)
+    quant = [next(a for a in o if a != "FP16") for o in out.orders]
+    rounds = [sorted(quant[i : i + 2]) for i in range(0, len(quant), 2)]
+    assert rounds == [["INT8", "NF4"]] * 9
+    assert len({tuple(quant[i : i + 2]) for i in range(0, len(quant), 2)}) == 2  # the order is shuffled
+
+
+def test_window_reps_make_each_window_several_generations():
+    cfg = quick_config(tokens=64, block_tokens=16, trials=2, window_reps=3, warmup_runs=0, prefill_reps=1)
+    proto, arms, out = _setup(lambda t: 1.0, cfg)
+    proto.run(arms, out)
+    windows = [w for b in out.blocks for w in b["windows"]]
+    assert windows and all(w.generations == 3 and w.tokens == 48 for w in windows)
+    recs = analyse(out)["records"]
+    assert all(r["tokens"] == 96 and r["generations"] == 6 for r in recs if r["status"] == "ok")
 
 
 def test_sequential_order_would_be_biased_by_the_same_drift():

@@ -31,8 +31,8 @@ def _arms(clock, **kw):
     return {a: FakeArm(clock, s, 1.5 * s, **kw.get(a, {})) for a, s in STEPS.items()}
 
 
-def _opts(tmp_path, trials=5, **kw):
-    cfg = quick_config(trials=trials)
+def _opts(tmp_path, trials=5, pairing="paired", **kw):
+    cfg = quick_config(trials=trials, pairing=pairing)
     return RunOptions(synthetic="tinyllama-1.1b", out_dir=tmp_path, protocol=cfg, argv=["run"], **kw)
 
 
