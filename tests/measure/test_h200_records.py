@@ -24,3 +24,21 @@ def test_replay_rebuilds_the_committed_reports(record, tmp_path):
     assert built and built == sorted(p.name for p in record.parent.glob("energy-*.json"))
     for name in built:
         assert (tmp_path / name).read_bytes() == (record.parent / name).read_bytes(), name
+
+
+def test_the_ci_trajectory_ends_at_the_reports_interval():
+    import json
+    import sys
+
+    sys.path.insert(0, str(RESULTS.parent))
+    from ci_trajectory import trajectory
+
+    from measure.record import read
+
+    record = next(r for r in RECORDS if r.parent.name == "eager-paired-8tok")
+    traj = trajectory(read(record))
+    for prec in ("NF4", "INT8"):
+        stats = json.loads((record.parent / f"energy-{prec.lower()}.json").read_text())["statistics"]
+        assert traj[prec]["blocks"] == stats["n_pairs"]
+        assert traj[prec]["final_half_width_pp"] == round(stats["delta_e_pct"]["ci95_half_width_pp"], 2)
+        assert traj[prec]["points"][-1][1] == stats["n_pairs"]

@@ -1,0 +1,88 @@
+"""What the power telemetry of a run looked like, from its raw record (no GPU needed).
+
+Prints how often the NVML energy counter and the instant power field changed, how regular the counter's
+steps were, and how far each 100 ms instant-power value sits from the counter's mean power over the same
+interval (searched over lags): the floor under any counter-vs-trace agreement of a short window.
+
+    python benchmarks/telemetry_timing.py benchmarks/results/h200-protocol-2026-12-02/*/energy-raw.json.gz
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics as st
+from bisect import bisect_left
+from pathlib import Path
+
+
+def _changes(t: list[float], v: list[float]) -> tuple[list[float], list[float]]:
+    """(time, new value) where a sampled value changed; time midway between the two readings."""
+    ts, vs, prev = [], [], None
+    for i, x in enumerate(v):
+        if x != x:  # NaN: not read on this tick
+            continue
+        if prev is not None and x != v[prev]:
+            ts.append(0.5 * (t[prev] + t[i]))
+            vs.append(x)
+        prev = i
+    return ts, vs
+
+
+def _pct(xs: list[float], q: float) -> float:
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def analyse(record: dict) -> dict:
+    from measure.record import recorded_trace
+
+    t, p, e = recorded_trace(record)
+    tc, ec = _changes(t, e)
+    tp, pv = _changes(t, p)
+    steps = [b - a for a, b in zip(tc, tc[1:], strict=False)]
+    # counter mean power over each step interval, placed at the interval's middle
+    mid = [0.5 * (a + b) for a, b in zip(tc, tc[1:], strict=False)]
+    pc = [(eb - ea) / (b - a) for a, b, ea, eb in zip(tc, tc[1:], ec, ec[1:], strict=False)]
+    best = None
+    for lag_ms in range(-150, 151, 10):
+        diffs = []
+        for when, value in zip(tp, pv, strict=True):
+            x = when - lag_ms / 1000.0
+            i = bisect_left(mid, x)
+            if 0 < i < len(mid):
+                diffs.append(value - pc[i - 1 if x - mid[i - 1] < mid[i] - x else i])
+        if len(diffs) > 10:
+            sd = st.pstdev(diffs)
+            if best is None or sd < best[1]:
+                best = (lag_ms, sd, st.fmean(diffs))
+    return {
+        "samples": len(t),
+        "counter_steps": len(tc),
+        "counter_step_ms_median": round(st.median(steps) * 1e3, 3) if steps else None,
+        "counter_step_ms_p5_p95": [round(_pct(steps, 0.05) * 1e3, 3), round(_pct(steps, 0.95) * 1e3, 3)]
+        if steps
+        else None,
+        "power_changes": len(tp),
+        "power_change_ms_median": round(st.median([b - a for a, b in zip(tp, tp[1:], strict=False)]) * 1e3, 3)
+        if len(tp) > 1
+        else None,
+        "counter_power_w_mean": round(st.fmean(pc), 2) if pc else None,
+        "instant_vs_counter_best_lag_ms": best[0] if best else None,
+        "instant_vs_counter_sd_w": round(best[1], 3) if best else None,
+        "instant_vs_counter_mean_w": round(best[2], 3) if best else None,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("records", nargs="+", type=Path)
+    args = ap.parse_args()
+    from measure.record import read
+
+    for path in args.records:
+        print(json.dumps({"record": str(path), **analyse(read(path))}))
+
+
+if __name__ == "__main__":
+    main()
