@@ -33,9 +33,9 @@ run_step() {  # need_s command...
         case $kind in
             accept) run_step 100 $R --synthetic tinyllama-1.1b --trials 3 --out "$RES/accept" ;;
             eager) run_step $((secs + 60)) /usr/bin/time -f "wall %e s" $R --synthetic "$name" --duration "$secs" --seed 1 ${EAGER_ARGS:-} --out "$RES/$name" ;;
-            # graph replay decodes 256 tokens in ~0.7 s: whole 256-token generations, two per window
+            # static defaults: whole --tokens generations, two per window (graph replay: 256 tokens in ~0.7 s)
             static) run_step $((secs + 60)) $R --synthetic "$name" --backend static --duration "$secs" --seed 2 \
-                        --tokens 256 --block-tokens 256 --window-reps 2 --out "$RES/static" ;;
+                        --out "$RES/static" ;;
             jitter) run_step $((secs + 30)) python benchmarks/host_jitter.py --pin "$name" --seconds "$secs" \
                         --json "$RES/jitter-$name.json" ;;
             bench) run_step 120 python benchmarks/bench_sampler.py --synthetic tinyllama-1.1b --quads "$name" ${BENCH_ARGS:-} \

@@ -114,3 +114,28 @@ def test_submit_unreadable_file(tmp_path):
     assert res.exit_code == 2 and "QJ409" in res.output
     res = CliRunner().invoke(main, ["submit", str(tmp_path / "missing.json")])
     assert res.exit_code == 2 and "QJ409" in res.output
+
+
+def _captured_run(monkeypatch, args):
+    import measure.cli_run
+
+    seen = {}
+
+    def fake_execute(**kw):
+        seen.update(kw)
+        return 0
+
+    monkeypatch.setattr(measure.cli_run, "execute", fake_execute)
+    result = CliRunner().invoke(main, ["run", "--synthetic", "tinyllama-1.1b", *args])
+    assert result.exit_code == 0, result.output
+    return seen
+
+
+def test_run_defaults_depend_on_the_backend(monkeypatch):
+    eager = _captured_run(monkeypatch, [])
+    assert (eager["block_tokens"], eager["window_reps"], eager["pairing"]) == (32, 1, "paired")
+    static = _captured_run(monkeypatch, ["--backend", "static", "--tokens", "128"])
+    assert (static["block_tokens"], static["window_reps"]) == (128, 2)
+    chosen = _captured_run(monkeypatch, ["--backend", "static", "--block-tokens", "16", "--window-reps", "5"])
+    assert (chosen["block_tokens"], chosen["window_reps"]) == (16, 5)
+    assert not eager["pin_cpu"] and _captured_run(monkeypatch, ["--pin-cpu"])["pin_cpu"]
