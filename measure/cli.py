@@ -91,6 +91,13 @@ def _precisions(value: str) -> tuple[str, ...]:
     "refreshes [default: 1 eager; 2 static].",
 )
 @click.option(
+    "--rounds-per-block",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 100),
+    help="Mirrored rounds (F Q Q F, Q F F Q, ...) per block; cooldown and preroll are paid once per block.",
+)
+@click.option(
     "--pin-cpu/--no-pin-cpu",
     default=False,
     show_default=True,
@@ -114,6 +121,7 @@ def run(
     direct_check,
     pairing,
     window_reps,
+    rounds_per_block,
     pin_cpu,
     out_dir,
 ) -> None:
@@ -145,6 +153,7 @@ def run(
         direct_check=direct_check,
         pairing=pairing,
         window_reps=window_reps,
+        block_rounds=rounds_per_block,
         pin_cpu=pin_cpu,
         out_dir=Path(out_dir),
         argv=sys.argv[2:],

@@ -106,6 +106,7 @@ def execute(
     out_dir: Path,
     pairing: str = "paired",
     window_reps: int = 1,
+    block_rounds: int = 1,
     pin_cpu: bool = False,
     argv: list[str],
     env: Env | None = None,
@@ -123,6 +124,7 @@ def execute(
         direct_check_runs=direct_check,
         pairing=pairing,
         window_reps=window_reps,
+        block_rounds=block_rounds,
     )
     opts = RunOptions(
         model=model,

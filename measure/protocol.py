@@ -10,6 +10,8 @@ tests against fakes. Design, driven by what an H200 does with batch-1 decode:
   hold only the two arms being compared, so a slow arm (LLM.int8() decodes 3x slower) never sits
   between the FP16 and NF4 windows it would otherwise separate; the quantized arms take turns in
   seeded shuffled rounds. `pairing="all"` runs every arm in each block instead (A B C C B A);
+- `block_rounds` > 1 repeats the mirrored round inside one block (turning it each time), so the
+  cooldown wait and the preroll are paid once for several rounds;
 - a window is `window_reps` back-to-back generations: NVML's counter and instant power both refresh
   every ~100 ms, so a window has to span many refreshes for its edges not to matter (the static
   backend decodes 32 tokens in ~90 ms);
@@ -47,6 +49,7 @@ class ProtocolConfig:
     prefill_reps: int = 8
     pairing: str = "paired"  # "paired": FP16 + one quantized arm per block; "all": every arm per block
     window_reps: int = 1  # generations per measured window
+    block_rounds: int = 1  # mirrored rounds per block: F Q Q F, then Q F F Q, ... (one cooldown per block)
     direct_check_runs: int = 0
     preroll_tokens: int = 8
     cooldown_tolerance_w: float = 5.0
@@ -100,6 +103,18 @@ def block_order(arms: list[str], rng: random.Random) -> list[str]:
     first = list(arms)
     rng.shuffle(first)
     return first + first[::-1]
+
+
+def block_rounds(order: list[str], rounds: int) -> list[str]:
+    """`rounds` mirrored rounds in one block, turning the first half round by round:
+    F Q Q F -> F Q Q F Q F F Q F Q Q F ... Every round is balanced on its own, so a jump in host speed
+    unbalances at most the round it falls in, while the cooldown and preroll are paid once per block."""
+    half = order[: len(order) // 2]
+    out: list[str] = []
+    for k in range(rounds):
+        first = half if k % 2 == 0 else half[::-1]
+        out += first + first[::-1]
+    return out
 
 
 class Rounds:
@@ -317,7 +332,7 @@ class Protocol:
             compared = rounds.next(live)
             for a in compared:
                 pairs[a] = pairs.get(a, 0) + (a != "FP16")
-            order = block_order(compared, rng)
+            order = block_rounds(block_order(compared, rng), cfg.block_rounds)
             windows: list[Window] = []
             t_dec = self.clock()
             if cfg.preroll_tokens:  # unmeasured: brings the GPU and host out of the idle wait first

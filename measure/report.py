@@ -164,7 +164,7 @@ def build_report(ctx: dict, out, analysis: dict, precision: str) -> dict:
             "method": ctx["method"],
             "sample_rate_hz": int(round(ctx["sample_rate_hz"])),
             "tokens_per_run": cfg.block_tokens,
-            "iterations": len(out.blocks) * 2 * cfg.window_reps,
+            "iterations": len(out.blocks) * 2 * cfg.window_reps * cfg.block_rounds,
             "warmup": cfg.warmup_runs,
         },
         "measurement_source": source,
@@ -174,7 +174,7 @@ def build_report(ctx: dict, out, analysis: dict, precision: str) -> dict:
             "warmup_runs": cfg.warmup_runs,
             "trials": len(out.blocks),
             "block_tokens": cfg.block_tokens,
-            "iterations_per_trial": 2 * cfg.window_reps,
+            "iterations_per_trial": 2 * cfg.window_reps * cfg.block_rounds,
             "arm_order": [[a for a in o[: len(set(o))] if a in arms_in] for o in out.orders],
             "seed": cfg.seed,
             "cooldown": {

@@ -6,7 +6,7 @@ import pytest
 
 from measure.analysis import analyse
 from measure.fake_power import FakeClock, FakePowerSource
-from measure.protocol import Outcome, Protocol, block_order, cooldown
+from measure.protocol import Outcome, Protocol, block_order, block_rounds, cooldown
 from tests.measure.fakes import ClockedSampler, FakeArm, quick_config
 
 FLAT = [(0.0, 130.0), (1.0, 130.0)]
@@ -150,3 +150,22 @@ def test_ctrl_c_marks_the_outcome_interrupted():
     proto, arms, out = _setup(lambda t: 1.0, cfg, NF4={"interrupt_after": 9})
     proto.run(arms, out)
     assert out.interrupted and 0 < len(out.blocks) < 10
+
+
+def test_block_rounds_turn_each_mirrored_round():
+    assert block_rounds(["FP16", "NF4", "NF4", "FP16"], 3) == [
+        "FP16", "NF4", "NF4", "FP16", "NF4", "FP16", "FP16", "NF4", "FP16", "NF4", "NF4", "FP16"
+    ]  # fmt: skip
+    assert block_rounds(["NF4", "FP16", "FP16", "NF4"], 1) == ["NF4", "FP16", "FP16", "NF4"]
+
+
+def test_rounds_per_block_keep_drift_cancelled_and_pay_the_cooldown_once():
+    cfg = quick_config(trials=6, prefill_reps=2, block_rounds=4)
+    proto, arms, out = _setup(lambda t: 1.0 + 0.01 * (t - 100.0), cfg)
+    proto.run(arms, out)
+    res = analyse(out)
+    assert len(out.blocks) == 12 and len(out.waits_s) == 12  # one cooldown per block, not per round
+    assert all(len(b["windows"]) == 16 for b in out.blocks)
+    assert res["statistics"]["NF4"]["delta_e_pct"]["mean"] == pytest.approx(30.0, abs=0.05)
+    assert res["statistics"]["INT8"]["delta_e_pct"]["mean"] == pytest.approx(150.0, abs=0.1)
+    assert all(r["generations"] == 8 for r in res["records"] if r["status"] == "ok")
