@@ -2,22 +2,10 @@
 
 import pytest
 
-import curves
-import gallery
 from bot.forge import Retrier
 from bot.forge_github import GitHubForge
 from tests.fakes.fake_github import FakeGitHub
-
-
-@pytest.fixture(scope="session")
-def curves_data():
-    return curves.load_curves()
-
-
-@pytest.fixture(scope="session")
-def base_gallery(curves_data):
-    """The gallery of an empty replications/ (rendered once: every plot takes matplotlib time)."""
-    return gallery.render_files([], curves_data)
+from tests.fakes.gallery_fixtures import base_gallery, curves_data
 
 
 @pytest.fixture

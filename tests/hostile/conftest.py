@@ -2,18 +2,7 @@
 
 import pytest
 
-import curves
-import gallery
-
-
-@pytest.fixture(scope="session")
-def curves_data():
-    return curves.load_curves()
-
-
-@pytest.fixture(scope="session")
-def base_gallery(curves_data):
-    return gallery.render_files([], curves_data)
+from tests.fakes.gallery_fixtures import base_gallery, curves_data
 
 
 @pytest.fixture(scope="session")
