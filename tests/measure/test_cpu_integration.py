@@ -124,7 +124,8 @@ def test_reports_carry_the_real_loaded_model(run_dir):
     assert rep["statistics"]["n_pairs"] == 3 and len(rep["trials"]) == 6
     assert rep["quality"]["basis"] == "unavailable" and "random-init" in rep["quality"]["note"]
     # the trace replays a known waveform: counter (its exact integral) and trace agree closely over a
-    # block; a trial here is two ~40 ms CPU generations against a 0.5 s waveform, so it is looser
+    # block; a trial here is two ~40 ms CPU generations against a 0.5 s waveform, so only its median
+    # is held to the same bound
     assert max(rep["phases"]["counter_vs_trace_per_block_pct"]) < 2.0
-    assert rep["agreement"]["counter_vs_trace_max_pct"] < 10.0
+    assert rep["agreement"]["counter_vs_trace_median_pct"] < 2.0
     assert "direct_check" in rep["phases"]

@@ -26,7 +26,7 @@ def test_cooldown_waits_for_a_falling_power():
     src = FakePowerSource([(0.0, 200.0), (10.0, 122.0), (1000.0, 122.0)], clock=clock)
     waited, timed_out, mean_w = cooldown(src.power_w, clock, clock.sleep, 122.0, 5.0, 60.0)
     assert not timed_out and mean_w <= 127.0
-    # 200 - 7.8 t <= 127 from t = 9.36 s; the 0.2 s window and 0.1 s steps add a little
+    # 200 - 7.8 t <= 127 from t = 9.36 s; the 0.1 s rolling window adds a little
     assert 9.0 <= waited <= 9.9
 
 
@@ -41,7 +41,16 @@ def test_cooldown_immediate_when_already_idle():
     clock = FakeClock()
     src = FakePowerSource(FLAT, clock=clock)
     waited, timed_out, _ = cooldown(src.power_w, clock, clock.sleep, 128.0, 5.0, 30.0)
-    assert not timed_out and waited == pytest.approx(0.2)
+    assert not timed_out and waited == pytest.approx(0.1)  # one full window of readings, no more
+
+
+def test_cooldown_ends_one_window_after_power_drops():
+    # decode power (138 W) until t = 0.08 s after the block, then loaded idle (122 W): the rolling 0.1 s
+    # mean crosses 127 W once at most a third of the window is still high, at 0.16 s, not at a round's end
+    clock = FakeClock()
+    src = FakePowerSource([(0.0, 138.0), (0.079, 138.0), (0.08, 122.0), (10.0, 122.0)], clock=clock)
+    waited, timed_out, mean_w = cooldown(src.power_w, clock, clock.sleep, 122.0, 5.0, 30.0)
+    assert not timed_out and mean_w <= 127.0 and 0.1 <= waited <= 0.2
 
 
 def _setup(drift, cfg, steps=None, **arm_kw):
