@@ -109,6 +109,13 @@ _CODES = (
         "raw record unreadable",
         "Pass the energy-raw.json.gz that `measure run` wrote next to its reports, unmodified.",
     ),
+    Code(
+        "QJ417",
+        "warning",
+        "raw record not written",
+        "The reports were still computed from the samples in memory; free disk space or fix permissions "
+        "in --out to keep the raw record next time.",
+    ),
 )
 
 

@@ -54,7 +54,7 @@ def _encode_trace(t: list[float], p: list[float], e: list[float]) -> dict:
     return {
         "t0_s": t0,
         "t_us": [round((x - t0) * _US) for x in t],
-        "power_mw": [round(x * _MW) for x in p],
+        "power_mw": [None if x != x else round(x * _MW) for x in p],
         "energy_mj": [None if x != x else round(x * _MJ) for x in e],
     }
 
@@ -62,7 +62,7 @@ def _encode_trace(t: list[float], p: list[float], e: list[float]) -> dict:
 def _decode_trace(d: dict) -> tuple[list[float], list[float], list[float]]:
     t0 = d["t0_s"]
     t = [t0 + x / _US for x in d["t_us"]]
-    p = [x / _MW for x in d["power_mw"]]
+    p = [math.nan if x is None else x / _MW for x in d["power_mw"]]
     e = [math.nan if x is None else x / _MJ for x in d["energy_mj"]]
     return t, p, e
 
@@ -141,9 +141,12 @@ def recorded_trace(record: dict) -> tuple[list[float], list[float], list[float]]
 
 
 def write(path: Path, record: dict) -> None:
-    """Deterministic gzip (no name, no time stamp in the header): same record, same bytes."""
+    """Deterministic gzip (no name, no time stamp in the header): same record, same bytes.
+
+    Written after the GPU work is done, so it must never fail on a value: a non-finite float (an
+    overflowing perplexity, say) is kept as JSON's NaN/Infinity extension, which `read` takes back."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = json.dumps(record, separators=(",", ":"), allow_nan=False).encode()
+    data = json.dumps(record, separators=(",", ":"), default=str).encode()
     with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as fh:
         fh.write(data)
 

@@ -335,7 +335,11 @@ def _finish(
         options={"precisions": list(opts.precisions)},
     )
     raw_path = opts.out_dir / raw.RAW_NAME
-    raw.write(raw_path, record)
+    try:
+        raw.write(raw_path, record)
+    except OSError as exc:  # the GPU work is done: never lose it to a full disk
+        warnings.append(f"QJ417: {raw_path}: {type(exc).__name__}: {exc}")
+        raw_path = None
     result = reports_from_record(record, opts.out_dir, warnings)
     result.record = raw_path
     return result

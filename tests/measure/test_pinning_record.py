@@ -91,3 +91,13 @@ def test_nan_counter_ticks_survive_the_record():
     back = raw._decode_trace(raw._encode_trace(t, p, e))
     assert back[1] == p and math.isnan(back[2][1]) and back[2][2] == 6.5
     assert back[0] == pytest.approx(t, abs=1e-9)
+
+
+def test_a_record_with_non_finite_values_is_still_written_and_read_back(tmp_path):
+    out, sampler = _finished_outcome()
+    ctx = {"quality": {"NF4": {"value": math.inf}}, "sample_rate_achieved_hz": math.nan}
+    record = raw.encode(out, sampler.trace(), ctx, {"has_energy_counter": True}, {}, {"precisions": ["NF4"]})
+    raw.write(tmp_path / "r.gz", record)
+    back = raw.read(tmp_path / "r.gz")
+    assert back["context"]["quality"]["NF4"]["value"] == math.inf
+    assert math.isnan(back["context"]["sample_rate_achieved_hz"])

@@ -145,3 +145,12 @@ def test_interrupt_while_loading_writes_valid_unmeasured_reports(tmp_path):
         rep = json.loads(path.read_text())
         assert rep["results"]["basis"] == "unavailable" and rep["protocol"]["cooldown"] == {"rule": "none"}
         assert [p for p in validate(rep) if p.severity == "error"] == []
+
+
+def test_an_unwritable_raw_record_still_gives_the_reports(tmp_path):
+    clock = FakeClock(50.0)
+    (tmp_path / "energy-raw.json.gz").mkdir()  # a directory where the record should go: write fails
+    res = run(_opts(tmp_path), _env(clock, FakeWorkload(_arms(clock))))
+    assert res.exit_code == EXIT_OK and res.record is None
+    assert any(w.startswith("QJ417") for w in res.warnings)
+    assert [p.name for p in res.paths] == ["energy-nf4.json", "energy-int8.json"]
