@@ -1,4 +1,4 @@
-"""Command-line entry for `python -m bot`: plan, apply, process, demo (+ fit and grade from curves)."""
+"""Command-line entry for `python -m bot`: plan, apply, process, refresh-plan, demo (+ fit and grade)."""
 
 from __future__ import annotations
 
@@ -140,6 +140,44 @@ def _report(result: dict) -> None:
     if not result["ok"]:
         click.echo(f"forge failure at {result['step']}: {result['error']}", err=True)
         sys.exit(EXIT_RECORDED if result["recorded"] else EXIT_UNRECORDED)
+
+
+@main.command("refresh-plan")
+@click.option(
+    "--curves",
+    "curves_path",
+    type=click.Path(dir_okay=False),
+    help="curves.json to grade against (default reference/curves.json).",
+)
+@_forge_options
+@click.option("--base", default="main", show_default=True, help="The branch the replication PRs target.")
+@click.option("--out-dir", required=True, type=click.Path(file_okay=False), help="Where the plans go.")
+def refresh_plan(curves_path, repo, api_url, bot_login, repo_dir, outbox, base, out_dir) -> None:
+    """Plan every open replication PR again on the base checkout at --repo-dir (after a merge moved it).
+
+    Writes OUT_DIR/issue-<n>.json, one plan per open PR, for `apply`. Reads, never writes."""
+    from pathlib import Path
+
+    from bot.forge import StepFailed
+    from bot.pipeline import load_curves
+    from bot.refresh import refresh_plans
+
+    try:
+        forge = _forge("github", repo, api_url, bot_login, repo_dir, outbox)
+        plans = refresh_plans(forge, repo_dir, load_curves(curves_path), base)
+    except BotError as err:
+        _fail(err)
+    except StepFailed as err:
+        click.echo(f"forge failure: {err}", err=True)
+        sys.exit(EXIT_UNRECORDED)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    for number, the_plan in sorted(plans.items()):
+        path = out / f"issue-{number}.json"
+        path.write_text(json.dumps(the_plan, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        click.echo(f"plan for issue {number}: {the_plan.get('status', 'ignored')} -> {path}")
+    if not plans:
+        click.echo("no open replication pull requests")
 
 
 @main.command()

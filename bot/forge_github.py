@@ -170,6 +170,21 @@ class GitHubForge:
     def close_pr(self, pr: PullRequest) -> None:
         self._pr_objs[pr.number].edit(state="closed")
 
+    # ---- refresh after a merge -------------------------------------------------------------------------
+    def open_pr_branches(self, base: str) -> list[str]:
+        """Head branches of this repository's open pull requests into `base`."""
+        owner = self.repo_slug.split("/", 1)[0]
+        return [
+            p.head.ref
+            for p in self._repo().get_pulls(state="open", base=base)
+            if p.head.repo is None or p.head.repo.owner.login == owner
+        ]
+
+    def issue_payload(self, number: int) -> dict:
+        """The issue and repository as an issue event carries them (the REST shapes are the same)."""
+        repo = self._repo()
+        return {"issue": dict(repo.get_issue(number).raw_data), "repository": dict(repo.raw_data)}
+
 
 def _rate_limit_wait(headers: dict, now: float) -> float | None:
     retry_after = headers.get("retry-after")

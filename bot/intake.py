@@ -22,6 +22,7 @@ MAX_BLOCKS = 20
 FIELD_LIMITS = {"credited_handle": 100, "affiliation": 100, "gpu": 100, "notes": 2000}
 MAINTAINER_ASSOCIATIONS = ("OWNER", "MEMBER", "COLLABORATOR")
 ISSUE_ACTIONS = ("opened", "edited", "reopened")
+REFRESH_ACTION = "base-moved"
 REPLICATION_LABEL = "replication"
 TITLE_PREFIX = "[replication]"
 MARKER = "<!-- quantjoule-bot"  # prefix of every hidden marker the bot writes
@@ -85,6 +86,10 @@ def read_event(payload: dict, event_name: str | None = None) -> Submission | Ign
     if event_name == "issues":
         if action not in ISSUE_ACTIONS:
             return Ignored(f"issues/{action} is not handled")
+        event_at = str(issue.get("updated_at") or issue.get("created_at") or "")
+    elif event_name == "refresh":  # main moved under an open replication PR (bot.refresh), not a webhook
+        if action != REFRESH_ACTION:
+            return Ignored(f"refresh/{action} is not handled")
         event_at = str(issue.get("updated_at") or issue.get("created_at") or "")
     elif event_name == "issue_comment":
         reason = _comment_ignored(payload.get("comment") or {}, action)

@@ -16,7 +16,9 @@ import yaml
 from bot.intake import FORM_FIELDS, FORM_REPORT_HEADING, REPLICATION_LABEL, TITLE_PREFIX
 
 ROOT = Path(__file__).resolve().parents[2]
-OURS = [ROOT / ".github" / "workflows" / name for name in ("replication-bot.yml", "ci.yml")]
+OURS = [
+    ROOT / ".github" / "workflows" / name for name in ("replication-bot.yml", "ci.yml", "refresh-prs.yml")
+]
 ALL = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 
 
@@ -92,3 +94,15 @@ def test_issue_form_matches_what_intake_reads():
     assert "CC BY 4.0" in consent["label"] and consent["required"] is True
     config = yaml.safe_load((ROOT / ".github" / "ISSUE_TEMPLATE" / "config.yml").read_text())
     assert config["blank_issues_enabled"] is True
+
+
+def test_the_refresh_workflow_plans_read_only_and_applies_with_write():
+    flow = yaml.safe_load(OURS[2].read_text())
+    assert flow[True]["push"] == {"branches": ["main"], "paths": ["replications/**"]}
+    plan, apply = flow["jobs"]["plan"], flow["jobs"]["apply"]
+    assert plan["permissions"] == {"contents": "read", "issues": "read", "pull-requests": "read"}
+    assert apply["permissions"] == {"contents": "write", "issues": "write", "pull-requests": "write"}
+    assert apply["needs"] == "plan" and "needs.plan.outputs.plans" in apply["if"]
+    runs = [s.get("run", "") for s in plan["steps"] + apply["steps"]]
+    assert any("python -m bot refresh-plan --repo-dir . --out-dir plans" in r for r in runs)
+    assert any('python -m bot apply "$plan" --forge github' in r for r in runs)

@@ -23,6 +23,10 @@ PERMISSIONS = {
         "plan": {"contents": "read", "issues": "read"},
         "apply": {"contents": "write", "issues": "write", "pull-requests": "write"},
     },
+    "refresh-prs.yml": {
+        "plan": {"contents": "read", "issues": "read", "pull-requests": "read"},
+        "apply": {"contents": "write", "issues": "write", "pull-requests": "write"},
+    },
     "gallery.yml": {
         "build": {"contents": "read"},
         "deploy": {"pages": "write", "id-token": "write"},
