@@ -26,6 +26,9 @@ def main() -> None:
     ap.add_argument("--tokens", type=int, default=32)
     ap.add_argument("--quads", type=int, default=24)
     ap.add_argument("--rate-hz", type=float, default=100.0)
+    ap.add_argument(
+        "--counter-every", type=int, default=5, help="read the energy counter every N ticks (measure run: 5)"
+    )
     ap.add_argument("--fake-power", action="store_true", help="fake power source (CPU runs of the script)")
     ap.add_argument(
         "--pin", choices=["auto", "none"], default="auto", help="CPU pinning, as measure run does"
@@ -50,7 +53,9 @@ def main() -> None:
     cpus = choose_cpus() if args.pin == "auto" else None
     if cpus:
         pin_current_process(cpus[0])
-    sampler = ProcessSampler(factory, args.rate_hz, cpu=cpus[1] if cpus else None)
+    sampler = ProcessSampler(
+        factory, args.rate_hz, counter_every=args.counter_every, cpu=cpus[1] if cpus else None
+    )
     sampler.start()
     arm = Workload(f"synthetic:{args.synthetic}", args.backend, args.device).load("FP16")
     for _ in range(3):
@@ -91,6 +96,7 @@ def main() -> None:
     s = summarise(changes)
     result = {
         "tokens_per_generation": args.tokens,
+        "counter_every": args.counter_every,
         "cpus": cpus,
         "quads": args.quads,
         "backend": args.backend,

@@ -331,7 +331,12 @@ def _finish(
             "power_field": getattr(power, "power_field", None),
             "has_energy_counter": bool(power.has_energy_counter),
         },
-        sampler={"kind": sampler.kind, "samples": len(trace[0]), "dropped": sampler.dropped()},
+        sampler={
+            "kind": sampler.kind,
+            "samples": len(trace[0]),
+            "dropped": sampler.dropped(),
+            "counter_every": getattr(sampler, "counter_every", None),
+        },
         options={"precisions": list(opts.precisions)},
     )
     raw_path = opts.out_dir / raw.RAW_NAME
