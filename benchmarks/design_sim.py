@@ -21,6 +21,8 @@ from pathlib import Path
 
 from scipy import stats as sps
 
+from measure.protocol import block_rounds
+
 
 def simulate(times: list[float], rounds: int, overhead_s: float, ratio: float, offset: int) -> list[float]:
     """Per-block dE% (percent) over one pass of the circular record starting at `offset`."""
@@ -33,16 +35,14 @@ def simulate(times: list[float], rounds: int, overhead_s: float, ratio: float, o
             i += 1
         t += skipped
         f = q = 0.0
-        for k in range(rounds):
-            for arm in ("F", "Q", "Q", "F") if k % 2 == 0 else ("Q", "F", "F", "Q"):
-                d = times[i % n]
-                i += 1
-                if arm == "F":
-                    f += d
-                    t += d
-                else:
-                    q += ratio * d
-                    t += ratio * d
+        for arm in block_rounds(["F", "Q", "Q", "F"], rounds):  # the protocol's own block order
+            d = times[i % n] * (1.0 if arm == "F" else ratio)
+            i += 1
+            t += d
+            if arm == "F":
+                f += d
+            else:
+                q += d
         deltas.append((q / f - 1) * 100)
     return deltas
 

@@ -17,16 +17,12 @@ from pathlib import Path
 
 
 def _changes(t: list[float], v: list[float]) -> tuple[list[float], list[float]]:
-    """(time, new value) where a sampled value changed; time midway between the two readings."""
-    ts, vs, prev = [], [], None
-    for i, x in enumerate(v):
-        if x != x:  # NaN: not read on this tick
-            continue
-        if prev is not None and x != v[prev]:
-            ts.append(0.5 * (t[prev] + t[i]))
-            vs.append(x)
-        prev = i
-    return ts, vs
+    """(time, new value) where a sampled value changed, placed as the protocol places counter steps
+    (measure.energy.counter_steps), without its first reading, which is not a change."""
+    from measure.energy import counter_steps
+
+    ts, vs = counter_steps(t, v)
+    return ts[1:], vs[1:]
 
 
 def _pct(xs: list[float], q: float) -> float:
