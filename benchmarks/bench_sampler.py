@@ -6,7 +6,7 @@ process (it then sleeps on an event); "on" samples at --rate-hz. The statistic i
 of time per token with the sampler on, in percent, with a t interval over quads; the sampler is
 harmless when |change| <= 1 % and the interval is narrow enough to resolve 1 %.
 
-    python benchmarks/bench_sampler.py --synthetic tinyllama-1.1b --quads 24 [--fake-power]
+    python benchmarks/bench_sampler.py --synthetic tinyllama-1.1b --quads 24 [--max-seconds S] [--fake-power]
 """
 
 from __future__ import annotations
@@ -25,13 +25,19 @@ def main() -> None:
     ap.add_argument("--device", default="cuda:0")
     ap.add_argument("--tokens", type=int, default=32)
     ap.add_argument("--quads", type=int, default=24)
+    ap.add_argument(
+        "--max-seconds",
+        type=float,
+        default=None,
+        help="stop starting quads after this many seconds of them (a time bound, never a result-based stop)",
+    )
     ap.add_argument("--rate-hz", type=float, default=100.0)
     ap.add_argument(
         "--counter-every", type=int, default=5, help="read the energy counter every N ticks (measure run: 5)"
     )
     ap.add_argument("--fake-power", action="store_true", help="fake power source (CPU runs of the script)")
     ap.add_argument(
-        "--pin", choices=["auto", "none"], default="auto", help="CPU pinning, as measure run does"
+        "--pin", choices=["auto", "none"], default="none", help="CPU pinning (measure run: none unless --pin-cpu)"
     )
     ap.add_argument("--json", dest="json_path")
     args = ap.parse_args()
@@ -79,6 +85,8 @@ def main() -> None:
     changes, on_all, off_all = [], [], []
     t_start = time.perf_counter()
     for q in range(args.quads):
+        if args.max_seconds is not None and time.perf_counter() - t_start > args.max_seconds:
+            break
         pattern = (True, False, False, True) if q % 2 == 0 else (False, True, True, False)
         times = [(on, timed(on)) for on in pattern]
         on_t = [t for on, t in times if on]
@@ -98,7 +106,9 @@ def main() -> None:
         "tokens_per_generation": args.tokens,
         "counter_every": args.counter_every,
         "cpus": cpus,
-        "quads": args.quads,
+        "quads": len(changes),
+        "quads_requested": args.quads,
+        "max_seconds": args.max_seconds,
         "backend": args.backend,
         "wall_s": round(time.perf_counter() - t_start, 1),
         "throughput_on_tokens_per_s": round(1 / st.fmean(on_all), 2),
