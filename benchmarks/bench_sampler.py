@@ -37,7 +37,7 @@ def main() -> None:
     )
     ap.add_argument("--fake-power", action="store_true", help="fake power source (CPU runs of the script)")
     ap.add_argument(
-        "--pin", choices=["auto", "none"], default="none", help="CPU pinning (measure run: none unless --pin-cpu)"
+        "--pin", choices=["auto", "none"], default="none", help="CPU pinning (measure run: none by default)"
     )
     ap.add_argument("--json", dest="json_path")
     args = ap.parse_args()
