@@ -98,6 +98,14 @@ def _precisions(value: str) -> tuple[str, ...]:
     help="Mirrored rounds (F Q Q F, Q F F Q, ...) per block; cooldown and preroll are paid once per block.",
 )
 @click.option(
+    "--allocation",
+    type=click.Choice(["target", "even"]),
+    default="target",
+    show_default=True,
+    help="Duration-bounded paired runs: after 5 blocks each, give each block to the quantized arm whose "
+    "dE% interval is furthest from its target (target), or let the arms take turns (even).",
+)
+@click.option(
     "--pin-cpu/--no-pin-cpu",
     default=False,
     show_default=True,
@@ -122,6 +130,7 @@ def run(
     pairing,
     window_reps,
     rounds_per_block,
+    allocation,
     pin_cpu,
     out_dir,
 ) -> None:
@@ -154,6 +163,7 @@ def run(
         pairing=pairing,
         window_reps=window_reps,
         block_rounds=rounds_per_block,
+        allocation=allocation,
         pin_cpu=pin_cpu,
         out_dir=Path(out_dir),
         argv=sys.argv[2:],

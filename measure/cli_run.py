@@ -107,6 +107,7 @@ def execute(
     pairing: str = "paired",
     window_reps: int = 1,
     block_rounds: int = 1,
+    allocation: str = "even",
     pin_cpu: bool = False,
     argv: list[str],
     env: Env | None = None,
@@ -125,6 +126,7 @@ def execute(
         pairing=pairing,
         window_reps=window_reps,
         block_rounds=block_rounds,
+        allocation=allocation,
     )
     opts = RunOptions(
         model=model,

@@ -27,6 +27,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from measure.allocation import block_delta_pct, choose, covered
 from measure.energy import (
     COUNTER_STALL_S,
     counter_stall_s,
@@ -50,6 +51,7 @@ class ProtocolConfig:
     pairing: str = "paired"  # "paired": FP16 + one quantized arm per block; "all": every arm per block
     window_reps: int = 1  # generations per measured window
     block_rounds: int = 1  # mirrored rounds per block: F Q Q F, then Q F F Q, ... (one cooldown per block)
+    allocation: str = "even"  # paired blocks per quantized arm: "even" turns, or "target" (see allocation.py)
     direct_check_runs: int = 0
     preroll_tokens: int = 8
     cooldown_tolerance_w: float = 5.0
@@ -319,6 +321,8 @@ class Protocol:
         b = 0
         rounds = Rounds(cfg.pairing, rng)
         pairs: dict[str, int] = {}  # blocks run per quantized arm; trials counts pairs per arm
+        running: dict[str, list[float]] = {}  # trace-based dE% per finished block, for allocation
+        pending: list[dict] = []  # finished blocks the trace did not yet cover
         while True:
             live = [a for a in out.arms if a not in out.failed]
             if "FP16" not in live or len(live) < 2:
@@ -334,6 +338,10 @@ class Protocol:
             idle_w = self._wait_cool(out)
             temp_c = self._read(self.src.temperature_c)
             compared = rounds.next(live)
+            if cfg.allocation == "target" and cfg.trials is None and cfg.pairing == "paired":
+                pick = self._allocate(pending, running, compared, live)
+                if pick is not None:
+                    compared = ["FP16", pick]
             for a in compared:
                 pairs[a] = pairs.get(a, 0) + (a != "FP16")
             order = block_rounds(block_order(compared, rng), cfg.block_rounds)
@@ -359,6 +367,7 @@ class Protocol:
                     "trace_j": [],
                 }
             )
+            pending.append(out.blocks[-1])
             b += 1
             recent_s.append(self.clock() - t_block)
             self.progress(
@@ -369,6 +378,21 @@ class Protocol:
                 duration_s=cfg.duration_s,
                 last_block_s=recent_s[-1],
             )
+
+    def _allocate(
+        self, pending: list[dict], running: dict[str, list[float]], compared: list[str], live: list[str]
+    ) -> str | None:
+        """The quantized arm the next block should compare (allocation "target"), or None to keep the
+        even rounds' choice. Folds every block the trace now covers into `running` first."""
+        t, p, _ = self.sampler.trace()
+        for blk in [b for b in pending if covered(b["windows"], t)]:
+            pending.remove(blk)
+            est = block_delta_pct(blk["windows"], t, p)
+            if est is not None:
+                running.setdefault(est[0], []).append(est[1])
+        # candidates in the even rounds' order, so a tie keeps the seeded choice
+        quant = [compared[1], *(a for a in live if a not in ("FP16", compared[1]))]
+        return choose(running, quant)
 
     def _direct(self, arms: dict, out: Outcome, rng: random.Random) -> None:
         live = [a for a in out.arms if a not in out.failed]

@@ -177,6 +177,8 @@ def build_report(ctx: dict, out, analysis: dict, precision: str) -> dict:
             "iterations_per_trial": 2 * cfg.window_reps * cfg.block_rounds,
             "arm_order": [[a for a in o[: len(set(o))] if a in arms_in] for o in out.orders],
             "seed": cfg.seed,
+            # absent = even turns (what every run before this option did)
+            **({"allocation": cfg.allocation} if cfg.allocation != "even" else {}),
             "cooldown": {
                 "rule": "loaded-idle",
                 "target_w": out.idle_power_loaded_w,

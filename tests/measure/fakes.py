@@ -7,6 +7,8 @@ power trace over that time, so the true energy of every generation is known.
 
 from __future__ import annotations
 
+import random
+
 from measure.fake_power import FakeClock
 from measure.protocol import ProtocolConfig
 
@@ -94,8 +96,10 @@ class FakeArm:
         fail_after: int | None = None,
         interrupt_after: int | None = None,
         exc: BaseException | None = None,
+        noise: tuple[random.Random, float] | None = None,
     ):
         self.clock, self.step_s, self.prefill_s, self.drift = clock, step_s, prefill_s, drift
+        self.noise = noise  # (rng, sd): each generation's time times a random 1 + N(0, sd)
         self.params_b, self.weight_bytes = params_b, weight_bytes
         self.calls = 0
         self.fail_after, self.interrupt_after = fail_after, interrupt_after
@@ -112,6 +116,9 @@ class FakeArm:
         duration = base * self.drift(self.clock.now_s)
         for _ in range(3):
             duration = base * self.drift(self.clock.now_s + duration / 2)
+        if self.noise is not None:
+            rng, sd = self.noise
+            duration *= max(0.2, 1.0 + rng.gauss(0.0, sd))
         self.clock.sleep(duration)
         return n
 

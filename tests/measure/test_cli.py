@@ -139,3 +139,5 @@ def test_run_defaults_depend_on_the_backend(monkeypatch):
     chosen = _captured_run(monkeypatch, ["--backend", "static", "--block-tokens", "16", "--window-reps", "5"])
     assert (chosen["block_tokens"], chosen["window_reps"]) == (16, 5)
     assert not eager["pin_cpu"] and _captured_run(monkeypatch, ["--pin-cpu"])["pin_cpu"]
+    assert eager["allocation"] == "target"
+    assert _captured_run(monkeypatch, ["--allocation", "even"])["allocation"] == "even"

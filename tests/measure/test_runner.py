@@ -57,6 +57,21 @@ def test_full_run_writes_schema_valid_simulated_reports(tmp_path):
         assert report["protocol"]["cooldown"]["rule"] == "loaded-idle"
 
 
+def test_a_target_allocated_run_says_so_and_stays_valid(tmp_path):
+    clock = FakeClock(50.0)
+    opts = _opts(tmp_path)
+    opts.protocol = quick_config(trials=None, duration_s=30.0, allocation="target")
+    res = run(opts, _env(clock, FakeWorkload(_arms(clock))))
+    assert res.exit_code == EXIT_OK
+    for path in res.paths:
+        report, problems = check_report(path.read_bytes())
+        assert [p for p in problems if p.severity == "error"] == []
+        assert report["protocol"]["allocation"] == "target"
+    # an even run (every run before the option existed) leaves the field out: replays stay byte-identical
+    even = run(_opts(tmp_path / "even"), _env(FakeClock(50.0), FakeWorkload(_arms(FakeClock(50.0)))))
+    assert "allocation" not in json.loads(even.paths[0].read_text())["protocol"]
+
+
 def test_same_inputs_give_byte_identical_reports(tmp_path):
     texts = []
     for sub in ("a", "b"):
