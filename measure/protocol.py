@@ -35,6 +35,7 @@ from measure.energy import (
     counter_window_j,
     gap_limit_s,
     integrate_j,
+    power_steps,
     trace_gap_s,
 )
 
@@ -203,20 +204,16 @@ class Protocol:
         t1 = self.clock()
         return Window(name, t0, t1, None, got, reps)
 
-    def trace_j(self, w: Window) -> float:
-        self.sampler.wait_past(w.end_s)
-        t, p, _ = self.sampler.trace()
-        return integrate_j(t, p, w.start_s, w.end_s)
-
     def _idle_w(self, seconds: float) -> float:
         t0 = self.clock()
         self.sleep(seconds)
         t1 = self.clock()
         self.sampler.wait_past(t1)
         t, p, _ = self.sampler.trace()
-        if trace_gap_s(t, t0, t1) == float("inf"):  # holding the last sample would invent an idle power
+        steps = power_steps(t, p)
+        if trace_gap_s(t, t0, t1) == float("inf") or not steps[0]:  # holding a last sample would invent it
             raise PowerLost(self._sampler_stopped())
-        return integrate_j(t, p, t0, t1) / (t1 - t0)
+        return integrate_j(*steps, t0, t1) / (t1 - t0)
 
     def _sampler_stopped(self) -> str:
         failed = getattr(self.sampler, "failed", lambda: False)()
@@ -423,6 +420,7 @@ class Protocol:
         t, p, e = self.sampler.trace()
         has_counter = self.src.has_energy_counter
         steps = counter_steps(t, e) if has_counter else ([], [])
+        power_pts = power_steps(t, p)
         reads = [ti for ti, ei in zip(t, e, strict=True) if ei == ei]
         last_read = reads[-1] if reads else float("-inf")
         limit_s = gap_limit_s(t)
@@ -431,7 +429,8 @@ class Protocol:
 
         def fill(w: Window) -> float | None:
             gap = trace_gap_s(t, w.start_s, w.end_s)
-            w.trace_j = integrate_j(t, p, w.start_s, w.end_s) if gap != float("inf") else None
+            sound = gap != float("inf") and bool(power_pts[0])  # no finite reading at all: no trace energy
+            w.trace_j = integrate_j(*power_pts, w.start_s, w.end_s) if sound else None
             if w.trace_j is not None and gap > limit_s:
                 faults["trace_gaps"] = faults.get("trace_gaps", 0) + 1
                 faults["max_trace_gap_s"] = round(max(faults.get("max_trace_gap_s", 0.0), gap), 3)

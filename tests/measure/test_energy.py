@@ -97,3 +97,21 @@ def test_stepped_counter_is_interpolated_onto_short_windows():
     got = counter_window_j(steps, 0.33, 0.87)
     assert got == pytest.approx(130.0 * 0.54, rel=0.01)
     assert counter_window_j(steps, -1.0, 0.5) is None  # outside the readings: no guess
+
+
+def test_power_steps_place_each_refreshed_value_where_it_changed():
+    from measure.energy import power_steps
+
+    times = [i / 100 + 0.003 for i in range(200)]  # read every 10 ms, 3 ms after the refresh grid
+    power = [100.0 if t < 1.0 else 150.0 for t in times]
+    ts, ps = power_steps(times, power)
+    assert ts[0] == times[0] and ts[-1] == times[-1]  # the trace still spans the record
+    assert ps == [100.0, 150.0, 150.0]
+    assert ts[1] == pytest.approx(0.5 * (times[99] + times[100]))
+    # a source that changes on every reading keeps every sample, moved to the middle of its bracket
+    ramp = [float(i) for i in range(10)]
+    rts, rps = power_steps(times[:10], ramp)
+    assert rps[:-1] == ramp and len(rts) == 11
+    # NaN readings are skipped, never integrated
+    assert power_steps([0.0, 0.01, 0.02], [5.0, float("nan"), 6.0])[1] == [5.0, 6.0, 6.0]
+    assert power_steps([], []) == ([], [])
