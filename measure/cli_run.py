@@ -21,35 +21,43 @@ from measure.runner import EXIT_USAGE, Env, RunOptions, default_env, reports_fro
 
 
 class _Bars:
-    """One bar per arm (loading, then its trials) and one for the blocks, each with an ETA."""
+    """One bar per arm (loading, then the blocks it ran) and one for the run (blocks of --trials, or
+    percent of the --duration budget), each with an ETA."""
 
     def __init__(self, progress: Progress, arms: list[str], trials: int | None, duration_s: float | None):
         self.p = progress
         self.trials = trials
         self.duration_s = duration_s
+        self.n_quant = len(arms) - 1
         self.tasks = {a: progress.add_task(f"{a:5s} loading", total=None) for a in arms}
-        self.blocks = progress.add_task("blocks", total=trials or 100)
+        self.counts = dict.fromkeys(arms, 0)
+        label = "blocks" if trials else "budget %"
+        self.blocks = progress.add_task(label, total=trials * self.n_quant if trials else 100)
+
+    def _arm_total(self, arm: str) -> int | None:
+        # with a --duration budget an arm's block count is not known in advance (allocation decides)
+        if not self.trials:
+            return None
+        return self.trials * (self.n_quant if arm == "FP16" else 1)
 
     def __call__(self, kind: str, **kw) -> None:
         if kind == "loaded":
-            self.p.update(
-                self.tasks[kw["arm"]],
-                description=f"{kw['arm']:5s} trials",
-                total=self.trials or 100,
-                completed=0,
-            )
+            arm = kw["arm"]
+            total = self._arm_total(arm)
+            self.p.update(self.tasks[arm], description=f"{arm:5s} blocks", total=total, completed=0)
         elif kind == "load_failed":
             self.p.update(self.tasks[kw["arm"]], description=f"{kw['arm']:5s} FAILED", total=1, completed=1)
         elif kind == "block":
-            planned = kw.get("trials") or self.trials
+            planned = kw.get("trials") or (self.trials * self.n_quant if self.trials else None)
             if planned:
                 done, total = kw["block"], planned
-            else:  # duration budget: express progress in percent of the budget
+            else:
                 done, total = min(100.0, 100 * kw["elapsed_s"] / self.duration_s), 100
             self.p.update(self.blocks, completed=done, total=total)
-            for t in self.tasks.values():
-                if self.p.tasks[t].description.endswith("trials"):
-                    self.p.update(t, completed=done, total=total)
+            for arm in kw.get("arms", ()):
+                if arm in self.tasks and self.p.tasks[self.tasks[arm]].description.endswith("blocks"):
+                    self.counts[arm] += 1
+                    self.p.update(self.tasks[arm], completed=self.counts[arm])
 
 
 def _summary(console: Console, result) -> None:

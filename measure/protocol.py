@@ -374,6 +374,7 @@ class Protocol:
                 elapsed_s=self.clock() - start,
                 duration_s=cfg.duration_s,
                 last_block_s=recent_s[-1],
+                arms=compared,
             )
 
     def _allocate(

@@ -141,3 +141,33 @@ def test_run_defaults_depend_on_the_backend(monkeypatch):
     assert not eager["pin_cpu"] and _captured_run(monkeypatch, ["--pin-cpu"])["pin_cpu"]
     assert eager["allocation"] == "target"
     assert _captured_run(monkeypatch, ["--allocation", "even"])["allocation"] == "even"
+
+
+def test_progress_bars_count_each_arms_blocks_and_the_budget():
+    import io
+
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from measure.cli_run import _Bars
+
+    progress = Progress(console=Console(file=io.StringIO()))
+    bars = _Bars(progress, ["FP16", "NF4", "INT8"], trials=None, duration_s=200.0)
+    for arm in ("FP16", "NF4", "INT8"):
+        bars("loaded", arm=arm)
+    for b, q in enumerate(["NF4", "INT8", "NF4", "NF4"], start=1):
+        bars("block", block=b, trials=None, elapsed_s=40.0 * b, duration_s=200.0, arms=["FP16", q])
+    task = {t.description.split()[0]: t for t in progress.tasks}
+    assert (task["FP16"].completed, task["NF4"].completed, task["INT8"].completed) == (4, 3, 1)
+    assert task["FP16"].total is None  # with a budget, how many blocks an arm gets is not known ahead
+    assert task["budget"].completed == 80.0 and task["budget"].total == 100
+    fixed = Progress(console=Console(file=io.StringIO()))
+    bars = _Bars(fixed, ["FP16", "NF4", "INT8"], trials=3, duration_s=None)
+    bars("loaded", arm="NF4")
+    bars("loaded", arm="FP16")
+    assert {t.description.split()[0]: t.total for t in fixed.tasks} == {
+        "FP16": 6,
+        "NF4": 3,
+        "INT8": None,
+        "blocks": 6,
+    }
