@@ -10,8 +10,9 @@ over the blocks it has so far. The arms differ in cost and noise (on an H200, an
 ~1.7x an NF4 block while its target is ~3x looser), so an even split leaves one arm far inside its
 target while the other is outside. Minimising the worst ratio is what "every arm within target" needs.
 
-The running dE% comes from the power trace (available as soon as the sampler has passed a window;
-the counter needs another refresh), and decides only which arm runs next: the reported statistics are
+The running dE% comes from the power readings as read (available as soon as the sampler has passed a
+window; the counter needs another refresh, and placing the readings where they changed, as the reports
+do, would redo the whole trace before every block), and decides only which arm runs next: the reported statistics are
 computed after the run from every block, as for "even". The rule looks at spread, not at the sign or
 size of the difference beyond the 5 % term, so it cannot steer the estimate.
 """
