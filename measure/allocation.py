@@ -12,9 +12,9 @@ target while the other is outside. Minimising the worst ratio is what "every arm
 
 The running dE% comes from the power readings as read (available as soon as the sampler has passed a
 window; the counter needs another refresh, and placing the readings where they changed, as the reports
-do, would redo the whole trace before every block), and decides only which arm runs next: the reported statistics are
-computed after the run from every block, as for "even". The rule looks at spread, not at the sign or
-size of the difference beyond the 5 % term, so it cannot steer the estimate.
+do, would redo the whole trace before every block), and decides only which arm runs next: the
+reported statistics are computed after the run from every block, as for "even". The rule looks at
+spread, not at the sign or size of the difference beyond the 5 % term, so it cannot steer the estimate.
 """
 
 from __future__ import annotations
