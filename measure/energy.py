@@ -79,6 +79,26 @@ def reconstruct_per_token_j(block_energy_j: float, block_tokens: int, prefill_j:
     return (prefill_j + (tokens - 1) * decode_j) / tokens
 
 
+def _changes(times_s: Sequence[float], values: Sequence[float]) -> tuple[list[float], list[float], tuple]:
+    """(times, values) of the first reading and of every change, each change placed midway between the
+    reading that last showed the old value and the first that shows the new one; NaN readings are
+    skipped. Also returns the last finite reading as (time, value), or () when there is none."""
+    ts: list[float] = []
+    vs: list[float] = []
+    prev_t = prev_v = None
+    for t, v in zip(times_s, values, strict=True):
+        if v != v:  # NaN: a tick where this quantity was not read
+            continue
+        if prev_v is None:
+            ts.append(t)
+            vs.append(v)
+        elif v != prev_v:
+            ts.append(0.5 * (prev_t + t))
+            vs.append(v)
+        prev_t, prev_v = t, v
+    return ts, vs, (() if prev_t is None else (prev_t, prev_v))
+
+
 def counter_steps(times_s: Sequence[float], counter_j: Sequence[float]) -> tuple[list[float], list[float]]:
     """Change points of a sampled cumulative counter: (time, value) where the value moved.
 
@@ -87,18 +107,7 @@ def counter_steps(times_s: Sequence[float], counter_j: Sequence[float]) -> tuple
     last showed the old value and the first that shows the new one; between steps the cumulative energy
     grows linearly. NaN entries (ticks where the counter was not read) are skipped.
     """
-    ts, cs = [], []
-    prev_t = prev_c = None
-    for t, c in zip(times_s, counter_j, strict=True):
-        if c != c:  # NaN
-            continue
-        if prev_c is None:
-            ts.append(t)
-            cs.append(c)
-        elif c != prev_c:
-            ts.append(0.5 * (prev_t + t))
-            cs.append(c)
-        prev_t, prev_c = t, c
+    ts, cs, _ = _changes(times_s, counter_j)
     return ts, cs
 
 
@@ -108,29 +117,17 @@ def power_steps(times_s: Sequence[float], power_w: Sequence[float]) -> tuple[lis
     NVML's instant power field refreshes every ~100 ms on an H200 while the sampler reads it every
     10 ms, so the raw trace is a staircase. Held from the reading that first shows it, each value would
     count ~60 ms late: on the H200 a refreshed value matches the counter's mean power over the 100 ms
-    centred ~10 ms before its change (benchmarks/trace_alignment.py), and a held staircase moved ~1.4 %
+    centred 0-50 ms before its change (benchmarks/trace_alignment.py), and a held staircase moved ~1.4 %
     of the energy from FP16 windows to the quantized windows after them in 0.2 s windows. Each new value
-    is therefore placed where it changed (midway between the readings that differ, as the counter's
-    steps are) and the trace runs linearly between those points; the first and last readings are kept
-    so the trace spans the record. A source whose value changes on every reading keeps every sample
-    (moved by half a sample interval). NaN readings are skipped.
+    is therefore placed where it changed, as the counter's steps are, and the trace runs linearly
+    between those points; the last reading is kept so the trace spans the record. A source whose value
+    changes on every reading keeps every sample (moved by half a sample interval). NaN readings are
+    skipped.
     """
-    ts: list[float] = []
-    ps: list[float] = []
-    prev_t = prev_p = None
-    for t, p in zip(times_s, power_w, strict=True):
-        if p != p:  # NaN
-            continue
-        if prev_p is None:
-            ts.append(t)
-            ps.append(p)
-        elif p != prev_p:
-            ts.append(0.5 * (prev_t + t))
-            ps.append(p)
-        prev_t, prev_p = t, p
-    if prev_t is not None and ts[-1] != prev_t:
-        ts.append(prev_t)
-        ps.append(prev_p)
+    ts, ps, last = _changes(times_s, power_w)
+    if last and ts[-1] != last[0]:
+        ts.append(last[0])
+        ps.append(last[1])
     return ts, ps
 
 
