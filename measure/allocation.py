@@ -19,26 +19,20 @@ spread, not at the sign or size of the difference beyond the 5 % term, so it can
 
 from __future__ import annotations
 
-import math
-import statistics as st
 from collections.abc import Sequence
 
-from scipy import stats as sps
-
 from measure.energy import integrate_j
-from measure.stats import target_half_width_pp
+from measure.stats import summarise, target_half_width_pp
 
-ALLOCATIONS = ("even", "target")
 MIN_BLOCKS = 5  # per arm before its spread is trusted; until then the arms take turns
 
 
 def need(deltas_pct: Sequence[float]) -> float | None:
     """CI95 half-width of the mean over its target; None with fewer than MIN_BLOCKS values."""
-    n = len(deltas_pct)
-    if n < max(2, MIN_BLOCKS):
+    if len(deltas_pct) < max(2, MIN_BLOCKS):
         return None
-    half = float(sps.t.ppf(0.975, n - 1)) * st.stdev(deltas_pct) / math.sqrt(n)
-    return half / target_half_width_pp(st.fmean(deltas_pct))
+    s = summarise(deltas_pct)  # the same t interval the reports give
+    return s["ci95_half_width_pp"] / target_half_width_pp(s["mean"])
 
 
 def choose(running: dict[str, list[float]], candidates: Sequence[str]) -> str | None:
