@@ -100,6 +100,8 @@ def normalise_rows(rows: list[dict]) -> list[dict]:
                 "report": _optional_text(row, "report"),
                 "report_sha256": _optional_text(row, "report_sha256", lower=True),
                 "ci95_half_width_pp": _optional_float(row, "ci95_half_width_pp"),
+                "report_id": _optional_text(row, "report_id"),
+                "gpu_uuid_sha256": _optional_text(row, "gpu_uuid_sha256", lower=True),
             }
         )
     return points

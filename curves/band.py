@@ -14,14 +14,19 @@ from curves.model import gradient
 SIGMA_POINT_SCALE = math.sqrt(3.0)
 
 
-def covariance(n_b: np.ndarray, theta: np.ndarray, free: list[bool], sigma_fit: float) -> np.ndarray:
+def covariance(
+    n_b: np.ndarray, theta: np.ndarray, free: list[bool], sigma_fit: float, sd: np.ndarray | None = None
+) -> np.ndarray:
     """sigma_fit^2 * pinv(J'J) over the free parameters of (A, S, ln N*); rows and columns of parameters that
-    are not free (held by a bound or pinned by a rule) are exactly zero."""
+    are not free (held by a bound or pinned by a rule) are exactly zero. With per-point `sd` the rows of J
+    are divided by it (J'WJ, W = 1/sd^2) and sigma_fit is the dimensionless chi^2/dof scale."""
     mask = np.array(free, dtype=bool)
     cov = np.zeros((3, 3))
     if not mask.any():
         return cov
     jac = np.array([gradient(float(n), theta[0], theta[1], math.exp(theta[2])) for n in n_b])[:, mask]
+    if sd is not None:
+        jac = jac / np.asarray(sd)[:, None]
     sub = sigma_fit**2 * np.linalg.pinv(jac.T @ jac, rcond=1e-10, hermitian=True)
     cov[np.ix_(mask, mask)] = (sub + sub.T) / 2.0
     return cov

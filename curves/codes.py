@@ -54,6 +54,13 @@ CODES: tuple[Code, ...] = (
         "Reference curves exist for NF4 and INT8 (bitsandbytes) only.",
     ),
     Code(
+        "QJ309",
+        "warning",
+        "measured under another condition than the curve",
+        "Curves grade batch-1 greedy decoding of whole 256-token generations; measure with the defaults "
+        "(--tokens 256, --block-tokens 256, batch 1).",
+    ),
+    Code(
         "QJ310",
         "error",
         "curves file unreadable",

@@ -13,8 +13,12 @@ from scipy.optimize import least_squares
 from curves.anchors import normalise_rows
 from curves.band import covariance, sigma_points
 from curves.model import MODEL_TEXT, THETA_NAMES, curve_pct
+from curves.repeats import TREND_ALPHA, between_run, standard_error_pp, trend_p_value
 
-CODE_VERSION = "quantjoule-curves-fit/4"
+CODE_VERSION = "quantjoule-curves-fit/5"
+# The condition every anchor measured (published and the project's own): what the grader compares like with.
+REFERENCE_CONDITION = {"batch_size": 1, "generation_tokens": 256}
+WEIGHTING = "inverse variance: 1 / (se^2 + tau^2), se from each run's own t interval, tau between runs"
 
 DEFAULT_SETTINGS: dict = {
     "backend": "eager",
@@ -23,6 +27,9 @@ DEFAULT_SETTINGS: dict = {
     "s_cap_pct": {"INT8": 50.0, "NF4": 75.0},
     "n_star_bounds_b": [0.1, 200.0],
     "min_points": 2,
+    # Runs with their own intervals: one size already gives a flat reference (the trend test decides
+    # when a size trend is drawn), banded by the published pooled scatter until repeats give tau.
+    "min_points_weighted": 1,
     "min_points_free_n_star": 3,
     "borrows": {"hopper": "ampere"},
     # Only groups fitted wholly on these sources enter the pooled residual sd, so adding the project's own
@@ -46,7 +53,7 @@ BAND_METHOD = (
 
 
 # Per-anchor provenance written only when the row has it (the published rows carry none of it).
-ANCHOR_PROVENANCE = ("weights", "report", "report_sha256", "ci95_half_width_pp")
+ANCHOR_PROVENANCE = ("weights", "report", "report_sha256", "ci95_half_width_pp", "report_id", "gpu_uuid_sha256")
 
 
 def _round(value: float, digits: int) -> float:
@@ -75,18 +82,27 @@ def _bounds(y: np.ndarray, precision: str, settings: dict) -> tuple[np.ndarray, 
     return lo, hi
 
 
-def _residuals(theta: np.ndarray, n_b: np.ndarray, y: np.ndarray) -> np.ndarray:
+def _residuals(theta: np.ndarray, n_b: np.ndarray, y: np.ndarray, sd: np.ndarray | None = None) -> np.ndarray:
     x = n_b / math.exp(theta[2])
-    return theta[0] - theta[1] * x / (1.0 + x) - y
+    r = theta[0] - theta[1] * x / (1.0 + x) - y
+    return r if sd is None else r / sd
 
 
-def _jacobian(theta: np.ndarray, n_b: np.ndarray, y: np.ndarray) -> np.ndarray:
+def _jacobian(theta: np.ndarray, n_b: np.ndarray, y: np.ndarray, sd: np.ndarray | None = None) -> np.ndarray:
     x = n_b / math.exp(theta[2])
-    return np.column_stack([np.ones_like(x), -x / (1.0 + x), theta[1] * x / (1.0 + x) ** 2])
+    jac = np.column_stack([np.ones_like(x), -x / (1.0 + x), theta[1] * x / (1.0 + x) ** 2])
+    return jac if sd is None else jac / sd[:, None]
 
 
-def fit_points(n_b: np.ndarray, y: np.ndarray, precision: str, settings: dict) -> dict:
-    """Best bounded least-squares (A, S, ln N*) over a fixed multi-start grid; ties keep the first start."""
+def _mean(y: np.ndarray, sd: np.ndarray | None) -> float:
+    return float(np.mean(y)) if sd is None else float(np.sum(y / sd**2) / np.sum(1.0 / sd**2))
+
+
+def fit_points(
+    n_b: np.ndarray, y: np.ndarray, precision: str, settings: dict, sd: np.ndarray | None = None
+) -> dict:
+    """Best bounded least-squares (A, S, ln N*) over a fixed multi-start grid; ties keep the first start.
+    With `sd` (one per point) the residuals are weighted by 1/sd and `rss` is chi^2."""
     lo, hi = _bounds(y, precision, settings)
     grid = settings["multistart"]
     fixed_ln_n = None
@@ -106,7 +122,7 @@ def fit_points(n_b: np.ndarray, y: np.ndarray, precision: str, settings: dict) -
                         [a0, s0, l0],
                         jac=_jacobian,
                         bounds=(lo, hi),
-                        args=(n_b, y),
+                        args=(n_b, y, sd),
                         method="trf",
                         xtol=1e-12,
                         ftol=1e-12,
@@ -116,26 +132,26 @@ def fit_points(n_b: np.ndarray, y: np.ndarray, precision: str, settings: dict) -
                     theta = res.x
                 else:
                     res = least_squares(
-                        lambda t: _residuals(np.array([t[0], t[1], fixed_ln_n]), n_b, y),
+                        lambda t: _residuals(np.array([t[0], t[1], fixed_ln_n]), n_b, y, sd),
                         [a0, s0],
                         bounds=(lo[:2], hi[:2]),
                         method="trf",
-                        jac=lambda t: _jacobian(np.array([t[0], t[1], fixed_ln_n]), n_b, y)[:, :2],
+                        jac=lambda t: _jacobian(np.array([t[0], t[1], fixed_ln_n]), n_b, y, sd)[:, :2],
                         xtol=1e-12,
                         ftol=1e-12,
                         gtol=1e-12,
                         max_nfev=5000,
                     )
                     theta = np.array([res.x[0], res.x[1], fixed_ln_n])
-                cost = float(np.sum(_residuals(theta, n_b, y) ** 2))
+                cost = float(np.sum(_residuals(theta, n_b, y, sd) ** 2))
                 if best is None or cost < best[0] - 1e-9 * (1.0 + best[0]):
                     best = (cost, theta)
     theta = best[1].copy()
     n_star_free = fixed_ln_n is None
     # S at zero makes the curve flat and N* meaningless: pin it to the median size so the output is unique.
     if theta[1] <= 1e-6 * hi[1]:
-        theta = np.array([float(np.mean(y)), 0.0, math.log(float(np.median(n_b)))])
-        if float(np.sum(_residuals(theta, n_b, y) ** 2)) <= best[0] + 1e-9 * (1.0 + best[0]):
+        theta = np.array([_mean(y, sd), 0.0, math.log(float(np.median(n_b)))])
+        if float(np.sum(_residuals(theta, n_b, y, sd) ** 2)) <= best[0] + 1e-9 * (1.0 + best[0]):
             n_star_free = False
         else:
             theta = best[1].copy()
@@ -144,8 +160,25 @@ def fit_points(n_b: np.ndarray, y: np.ndarray, precision: str, settings: dict) -
         "lo": lo,
         "hi": hi,
         "n_star_free": n_star_free,
-        "rss": float(np.sum(_residuals(theta, n_b, y) ** 2)),
+        "rss": float(np.sum(_residuals(theta, n_b, y, sd) ** 2)),
     }
+
+
+def fit_with_trend(n_b: np.ndarray, y: np.ndarray, precision: str, settings: dict, sd: np.ndarray) -> tuple:
+    """(fit, trend) for weighted points: the curve is kept only when its drop in chi^2 from a flat line
+    (the weighted mean) is significant at TREND_ALPHA; otherwise the flat line is the fit, so no
+    crossover shape is drawn that the data do not support."""
+    res = fit_points(n_b, y, precision, settings, sd)
+    flat_theta = np.array([_mean(y, sd), 0.0, math.log(float(np.median(n_b)))])
+    chi2_flat = float(np.sum(_residuals(flat_theta, n_b, y, sd) ** 2))
+    p = trend_p_value(chi2_flat, res["rss"], sum(_free_mask(res)) - 1)
+    supported = p is not None and p <= TREND_ALPHA
+    trend = {"test": "chi-square drop, flat line vs curve", "alpha": TREND_ALPHA,
+             "p_value": None if p is None else p, "supported": supported,
+             "model": "curve" if supported else "flat"}
+    if not supported:
+        res = {**res, "theta": flat_theta, "n_star_free": False, "rss": chi2_flat}
+    return res, trend
 
 
 def _on_bound(theta: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> dict:
@@ -173,11 +206,30 @@ def _crossover(a: float, s: float, n_star: float, lo_b: float, hi_b: float) -> t
     return None, f"N*A/(S-A) = {n_c:.3g} B lies outside the measured sizes"
 
 
+def weighted_sd(points: list[dict], settings: dict) -> tuple[np.ndarray | None, dict | None]:
+    """(per-point sqrt(se^2 + tau^2), between-run estimate) when every point is a run with its own
+    interval (the project's anchors); (None, None) for the published rows, which are fitted unweighted."""
+    se = [standard_error_pp(p) for p in points]
+    if any(v is None or v <= 0 for v in se):
+        return None, None
+    se_a = np.array(se)
+    between = between_run(np.array([p["delta_e_pct"] for p in points]), se_a,
+                          np.array([p["params_b"] for p in points]), settings["size_tolerance_rel"])
+    tau = between["tau_pp"] or 0.0
+    return np.sqrt(se_a**2 + tau**2), between
+
+
 def fit_group(points: list[dict], precision: str, settings: dict, *, loo: bool = True) -> dict:
-    """Fit one group's points; `loo=False` skips the leave-one-out refits (the calibration's resampling)."""
+    """Fit one group's points; `loo=False` skips the leave-one-out refits (the calibration's resampling).
+    Runs with their own intervals are fitted weighted, with the size-trend test (`fit_with_trend`)."""
     n_b = np.array([p["params_b"] for p in points])
     y = np.array([p["delta_e_pct"] for p in points])
-    res = fit_points(n_b, y, precision, settings)
+    sd, between = weighted_sd(points, settings)
+    trend = None
+    if sd is None:
+        res = fit_points(n_b, y, precision, settings)
+    else:
+        res, trend = fit_with_trend(n_b, y, precision, settings, sd)
     theta = res["theta"]
     resid = _residuals(theta, n_b, y)
     free = _free_mask(res)
@@ -187,7 +239,10 @@ def fit_group(points: list[dict], precision: str, settings: dict, *, loo: bool =
         errs = []
         for i in range(len(points)):
             keep = np.arange(len(points)) != i
-            t = fit_points(n_b[keep], y[keep], precision, settings)["theta"]
+            if sd is None:
+                t = fit_points(n_b[keep], y[keep], precision, settings)["theta"]
+            else:
+                t = fit_with_trend(n_b[keep], y[keep], precision, settings, sd[keep])[0]["theta"]
             errs.append(curve_pct(n_b[i], t[0], t[1], math.exp(t[2])) - y[i])
         loo_rmse = math.sqrt(float(np.mean(np.square(errs))))
     return {
@@ -202,6 +257,9 @@ def fit_group(points: list[dict], precision: str, settings: dict, *, loo: bool =
         "dof": dof,
         "free": free,
         "loo": loo_rmse,
+        "sd": sd,
+        "between": between,
+        "trend": trend,
     }
 
 
@@ -214,6 +272,47 @@ def pooled_residual_sds(rss_dof: dict[str, list[tuple[float, int]]]) -> dict[str
         dof = sum(d for _, d in sel)
         pooled[prec] = math.sqrt(sum(r for r, _ in sel) / dof) if dof > 0 else None
     return pooled
+
+
+def _weighted_sigmas(g: dict, floor: float, pool_sd: float | None, pool_src: str) -> tuple:
+    """Scatters of a weighted group. chi^2/dof above 1 (lack of fit beyond se and tau) scales the
+    covariance and adds to a new run's scatter; a new run lands tau from the card's curve (tau from the
+    repeats; without repeats the published pooled sd stands in, as for any group that cannot tell)."""
+    sd, dof = g["sd"], g["dof"]
+    resid_pp = np.asarray(g["resid"])
+    own_sd = math.sqrt(float(np.sum(resid_pp**2)) / dof) if dof > 0 else None
+    phi = max(1.0, g["rss"] / dof) if dof > 0 else 1.0
+    cov = covariance(g["n_b"], g["theta"], g["free"], math.sqrt(phi), sd=sd)
+    mean_var = float(np.mean(sd**2))
+    sigma_fit, sigma_fit_src = math.sqrt(phi * mean_var), "runs: sqrt(chi2/dof * mean(se^2 + tau^2))"
+    tau = (g["between"] or {}).get("tau_pp")
+    if tau is None:
+        candidates = [(own_sd or 0.0, "own"), (pool_sd or 0.0, pool_src), (floor, "repeatability-floor")]
+    else:
+        lack = math.sqrt(tau**2 + (phi - 1.0) * mean_var)
+        candidates = [(lack, "between-run"), (floor, "repeatability-floor")]
+    sigma, sigma_src = max(candidates, key=lambda c: c[0])
+    return own_sd, sigma_fit, sigma_fit_src, sigma, sigma_src, cov
+
+
+def _weighted_extras(g: dict, r) -> dict:
+    """What a weighted group adds to its entry: the weighting, the between-run estimate, the trend test."""
+    if g["sd"] is None:
+        return {}
+    b = g["between"]
+    t = g["trend"]
+    return {
+        "weighting": WEIGHTING,
+        "between_run": {
+            "tau_pp": None if b["tau_pp"] is None else r(b["tau_pp"]),
+            "df": b["df"],
+            "q": None if b["q"] is None else r(b["q"]),
+            "p_value": None if b["p_value"] is None else r(b["p_value"]),
+            "method": "DerSimonian-Laird moments over runs of one size, pooled over sizes",
+        },
+        "trend": {**t, "p_value": None if t["p_value"] is None else r(t["p_value"])},
+        "chi2": r(g["rss"]),
+    }
 
 
 def group_entry(key: str, g: dict, pooled: dict, settings: dict) -> dict:
@@ -230,11 +329,14 @@ def group_entry(key: str, g: dict, pooled: dict, settings: dict) -> dict:
     floor = math.sqrt(2.0) * settings["repeatability_cv_pct"] * max(0.0, 1.0 + float(np.mean(g["y"])) / 100)
     # The anchors' own noise drives the parameter covariance; a new setup scatters at least as much
     # as the pooled between-setup residual (only pooled groups hold more than one card).
-    fit_candidates = [(own_sd, "own")] if own_sd is not None else [(pool_sd or 0.0, pool_src)]
-    sigma_fit, sigma_fit_src = max([*fit_candidates, (floor, "repeatability-floor")], key=lambda c: c[0])
-    candidates = [(own_sd or 0.0, "own"), (pool_sd or 0.0, pool_src), (floor, "repeatability-floor")]
-    sigma, sigma_src = max(candidates, key=lambda c: c[0])
-    cov = covariance(g["n_b"], theta, g["free"], sigma_fit)
+    if g["sd"] is None:
+        fit_candidates = [(own_sd, "own")] if own_sd is not None else [(pool_sd or 0.0, pool_src)]
+        sigma_fit, sigma_fit_src = max([*fit_candidates, (floor, "repeatability-floor")], key=lambda c: c[0])
+        candidates = [(own_sd or 0.0, "own"), (pool_sd or 0.0, pool_src), (floor, "repeatability-floor")]
+        sigma, sigma_src = max(candidates, key=lambda c: c[0])
+        cov = covariance(g["n_b"], theta, g["free"], sigma_fit)
+    else:
+        own_sd, sigma_fit, sigma_fit_src, sigma, sigma_src, cov = _weighted_sigmas(g, floor, pool_sd, pool_src)
     points = sigma_points(theta, cov)
     lo_b, hi_b = float(np.min(g["n_b"])), float(np.max(g["n_b"]))
     cross, cross_note = _crossover(a, s, n_star, lo_b, hi_b)
@@ -250,6 +352,7 @@ def group_entry(key: str, g: dict, pooled: dict, settings: dict) -> dict:
         "precision": precision,
         "backend": backend,
         "borrowed_from": None,
+        "condition": dict(REFERENCE_CONDITION),
         "source": " + ".join(sources),
         "weights": weights[0] if len(weights) == 1 else "mixed",
         "n_points": len(g["points"]),
@@ -302,6 +405,7 @@ def group_entry(key: str, g: dict, pooled: dict, settings: dict) -> dict:
             }
             for p, e in zip(g["points"], g["resid"], strict=True)
         ],
+        **_weighted_extras(g, r),
     }
 
 
@@ -324,8 +428,9 @@ def fit(anchor_rows: list[dict], settings: dict | None = None) -> dict:
             unfitted[key] = f"backend {backend}: only {settings['backend']} anchors are fitted"
         elif precision not in settings["s_cap_pct"]:
             unfitted[key] = f"no published S cap for precision {precision}"
-        elif len(pts) < settings["min_points"]:
-            unfitted[key] = f"{len(pts)} anchor point(s); at least {settings['min_points']} are needed"
+        elif len(pts) < (need := settings["min_points_weighted"] if weighted_sd(pts, settings)[0] is not None
+                         else settings["min_points"]):
+            unfitted[key] = f"{len(pts)} anchor point(s); at least {need} are needed"
         else:
             fitted[key] = fit_group(pts, precision, settings)
 
@@ -341,7 +446,10 @@ def fit(anchor_rows: list[dict], settings: dict | None = None) -> dict:
         for key in sorted(groups):
             src = groups[key]
             new_key = f"{to_arch}/{src['precision']}/{src['backend']}"
-            if src["arch"] == from_arch and src["borrowed_from"] is None and new_key not in groups:
+            # An arch with anchors of its own (too few for a curve) never borrows: its own points say
+            # more about it than another architecture's curve.
+            own = new_key in groups or new_key in unfitted
+            if src["arch"] == from_arch and src["borrowed_from"] is None and not own:
                 groups[new_key] = {**copy.deepcopy(src), "arch": to_arch, "borrowed_from": from_arch}
 
     digits = settings["significant_digits"]

@@ -18,15 +18,20 @@ QUALIFIERS = (
     "legacy-schema",
     "opposite-sign",
     "random-init-weights",
+    "self-anchored",
     "single-trial",
     "software-differs",
 )
+# What every anchor measured; a group without a `condition` (older curves files) means this one.
+REFERENCE_CONDITION = {"batch_size": 1, "generation_tokens": 256}
 
 
 @dataclass(frozen=True)
 class Verdict:
     """What the grader concluded and every number it used. `band_*` is ref ± 2·sqrt(σ_obs² + σ_ref²):
-    the observation confirms exactly when it lies inside that band."""
+    the observation confirms exactly when it lies inside that band, so `min_detectable_pp` (half its
+    width) is the smallest |obs − ref| this verdict could call a contradiction. `condition` is what was
+    compared: backend, batch and generation length."""
 
     label: str
     qualifiers: tuple[str, ...]
@@ -48,6 +53,8 @@ class Verdict:
     band_low_pct: float | None
     band_high_pct: float | None
     sentence: str
+    condition: str | None = None
+    min_detectable_pp: float | None = None
 
     def to_dict(self) -> dict:
         out = asdict(self)
@@ -119,6 +126,53 @@ def _trials(report: dict, legacy: bool) -> tuple[int, float | None]:
     return n, sd if sd is not None and sd >= 0 else None
 
 
+def _int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def report_condition(report: dict) -> dict:
+    """Batch size and tokens per measured generation as the report states them (None: not stated)."""
+    return {
+        "batch_size": _int(_get(report, "workload", "batch_size")),
+        "generation_tokens": _int(_get(report, "measurement", "tokens_per_run")),
+    }
+
+
+def condition_text(backend: str, condition: dict) -> str:
+    batch = condition.get("batch_size")
+    tokens = condition.get("generation_tokens")
+    return (f"{backend}, batch {batch if batch is not None else 'not stated'}, "
+            f"{tokens if tokens is not None else 'unstated'}-token generations")
+
+
+def condition_mismatch(found: dict, wanted: dict) -> str | None:
+    """Why a report's condition is not the curve's, or None when they match. An unstated field is taken
+    as the reference's (older and legacy reports state no batch or say 256 tokens)."""
+    why = []
+    for name, label in (("generation_tokens", "token generations"), ("batch_size", "batch")):
+        have, want = found.get(name), wanted.get(name)
+        if have is not None and have != want:
+            why.append(f"{have}-{label}" if name == "generation_tokens" else f"{label} {have}")
+    return " and ".join(why) or None
+
+
+def self_anchored(report: dict, group: dict) -> bool:
+    """The report is one of the anchors the curve was fitted on (same canonical sha256, or the same run
+    identity: start time, precision and card), so grading it there checks it against itself."""
+    from curves.measured import canonical_sha256, report_id  # lazy: measured imports the schema reader
+
+    ident = report_id(report)
+    digest = None
+    for anchor in group.get("anchors") or []:
+        if anchor.get("report_id") and anchor["report_id"] == ident:
+            return True
+        if anchor.get("report_sha256"):
+            digest = digest or canonical_sha256(report)
+            if anchor["report_sha256"] == digest:
+                return True
+    return False
+
+
 def ungraded_verdict(code: str, reason: str, base: dict, qualifiers: list[str]) -> Verdict:
     fields = {
         "arch": None,
@@ -144,6 +198,7 @@ def ungraded_verdict(code: str, reason: str, base: dict, qualifiers: list[str]) 
         band_low_pct=None,
         band_high_pct=None,
         sentence=f"Not graded: {reason}.",
+        min_detectable_pp=None,
         **fields,
     )
 
@@ -212,6 +267,7 @@ def grade(report: object, curves: dict) -> Verdict:
         qualifiers.append("random-init-weights")
     if software_differs(report, curves):
         qualifiers.append("software-differs")
+    found = report_condition(report)
     base = {
         "arch": arch,
         "precision": precision,
@@ -220,6 +276,7 @@ def grade(report: object, curves: dict) -> Verdict:
         "n_trials": n_trials,
         "curves_version": version,
         "obs_pct": None if obs is None else round(obs, 3),
+        "condition": condition_text(backend, found),
     }
 
     basis, source = _get(report, "results", "basis"), _get(report, "measurement_source")
@@ -238,6 +295,17 @@ def grade(report: object, curves: dict) -> Verdict:
     key, group, code, reason = resolve_with_code(curves, arch, precision, backend)
     if key is None:
         return ungraded_verdict(code, reason, base, qualifiers)
+    wanted = group.get("condition") or REFERENCE_CONDITION
+    mismatch = condition_mismatch(found, wanted)
+    if mismatch:
+        return ungraded_verdict(
+            "QJ309",
+            f"measured with {mismatch}, but the {key} curve grades "
+            f"{condition_text(backend, wanted).split(', ', 1)[1]} (like with like only; "
+            "python -m measure run measures whole 256-token generations at batch 1 by default)",
+            base,
+            qualifiers,
+        )
     if params_b is None or params_b <= 0:
         return ungraded_verdict("QJ305", "workload.params_b is missing or not positive", base, qualifiers)
     if obs is None:
@@ -263,6 +331,10 @@ def grade(report: object, curves: dict) -> Verdict:
     opposite = obs * ref < 0
     if opposite:
         qualifiers.append("opposite-sign")
+    anchored = self_anchored(report, group)
+    if anchored:
+        qualifiers.append("self-anchored")
+    mdd = Z_LIMIT * scale
     anchors_text = "the same-size anchor" if same_size == 1 else f"mean of {same_size} same-size anchors"
     source_text = (
         anchors_text
@@ -275,6 +347,9 @@ def grade(report: object, curves: dict) -> Verdict:
         f"{precision} on {arch} at {params_b:.2f} B: measured {obs:+.1f} % energy per token vs FP16, "
         f"reference {ref:+.1f} % ({source_text}), z = {z:+.2f}: a {label}"
         + ("; the two disagree on whether quantization saves energy" if opposite else "")
+        + f". It could detect a difference of {mdd:.1f} pp or more"
+        + ("; this report is an anchor of the curve, so it is compared with itself and is not an "
+           "independent check" if anchored else "")
         + "."
     )
     return Verdict(
@@ -298,4 +373,6 @@ def grade(report: object, curves: dict) -> Verdict:
         band_low_pct=round(ref - Z_LIMIT * scale, 3),
         band_high_pct=round(ref + Z_LIMIT * scale, 3),
         sentence=sentence,
+        condition=base["condition"],
+        min_detectable_pp=round(mdd, 3),
     )

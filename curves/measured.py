@@ -1,4 +1,8 @@
-"""Anchor rows from the project's own measured reports (measurements/<card>/ -> reference/anchors-*.csv)."""
+"""Anchor rows from the project's own measured reports (measurements/<campaign>/ -> reference/anchors-*.csv).
+
+Only reports of the reference condition become rows: eager, batch 1, whole 256-token greedy generations
+measured directly (what the published anchors measured). One row per run: repeats of a size are kept
+apart, so the fit can weigh each by its own interval and estimate how far runs scatter beyond it."""
 
 from __future__ import annotations
 
@@ -21,8 +25,10 @@ PUBLISHED_COLUMNS = (
 )
 EXTRA_COLUMNS = (
     "source", "date", "tool_version", "trials", "weights", "backend", "ci95_half_width_pp", "report",
-    "report_sha256",
+    "report_sha256", "report_id", "gpu_uuid_sha256",
 )
+REFERENCE_TOKENS = 256
+REFERENCE_BATCH = 1
 COLUMNS = PUBLISHED_COLUMNS + EXTRA_COLUMNS
 
 
@@ -42,6 +48,19 @@ def _text(value) -> str:
     return "" if value is None else repr(float(value)) if isinstance(value, float) else str(value)
 
 
+def report_id(report: dict) -> str:
+    """Identity of one measured arm of one run: its start time, precision and card. The grader flags a
+    report that carries an anchor's identity as self-anchored (the same key in Python and in the browser)."""
+    return "|".join(
+        str(v or "")
+        for v in (
+            _get(report, "timestamp_utc"),
+            str(_get(report, "workload", "precision") or "").upper(),
+            _get(report, "system_under_test", "gpu_uuid_sha256"),
+        )
+    )
+
+
 def candidate(report: dict, rel_path: str, backend: str) -> tuple[dict | None, str | None]:
     """(row, None) for a report that can be an anchor of the `backend` curve, else (None, why not)."""
     if not is_measurement(report):
@@ -52,6 +71,13 @@ def candidate(report: dict, rel_path: str, backend: str) -> tuple[dict | None, s
     if str(_get(report, "workload", "backend") or "eager").lower() != backend:
         found = _get(report, "workload", "backend")
         return None, f"backend {found!r}: only {backend} rows feed the {backend} curve"
+    tokens = _get(report, "measurement", "tokens_per_run")
+    if tokens != REFERENCE_TOKENS:
+        return None, (f"{tokens}-token generations: the curve fits whole {REFERENCE_TOKENS}-token generations "
+                      "measured directly (a reconstruction from shorter ones is not what the anchors measured)")
+    batch = _get(report, "workload", "batch_size")
+    if batch not in (None, REFERENCE_BATCH):
+        return None, f"batch {batch}: the curve fits batch {REFERENCE_BATCH}"
     stats = _get(report, "statistics", "delta_e_pct") or {}
     n_pairs = _get(report, "statistics", "n_pairs")
     weights = _get(report, "workload", "weights")
@@ -81,31 +107,23 @@ def candidate(report: dict, rel_path: str, backend: str) -> tuple[dict | None, s
         "ci95_half_width_pp": stats.get("ci95_half_width_pp"),
         "report": rel_path,
         "report_sha256": canonical_sha256(report),
+        "report_id": report_id(report),
+        "gpu_uuid_sha256": _get(report, "system_under_test", "gpu_uuid_sha256"),
     }
     return row, None
 
 
-def select_rows(candidates: list[dict]) -> tuple[list[dict], list[tuple[str, str]]]:
-    """One row per (gpu, model, precision, backend): the run with the most paired blocks wins (ties: the
-    later date, then the path). Runs are not pooled: each report's CI is its own, and pooling runs from
-    different minutes would mix the slow host drift the paired design removes within a run."""
-    best: dict[tuple, dict] = {}
-    for row in candidates:
-        key = (row["gpu"], row["model"], row["precision"], row["backend"])
-        rank = (int(row["trials"] or 0), row["date"], row["report"])
-        if key not in best or rank > (int(best[key]["trials"] or 0), best[key]["date"], best[key]["report"]):
-            best[key] = row
-    chosen = sorted(best.values(), key=lambda r: (float(r["params_b"]), r["model"], r["precision"]))
-    kept = {id(r) for r in chosen}
-    winner = lambda r: best[(r["gpu"], r["model"], r["precision"], r["backend"])]["report"]  # noqa: E731
-    passed = [(r["report"], f"fewer paired blocks than {winner(r)}") for r in candidates if id(r) not in kept]
-    return chosen, sorted(passed)
+def order_rows(candidates: list[dict]) -> list[dict]:
+    """Every run is a row (repeats are not pooled: the fit weighs each by its own interval), in a fixed order."""
+    return sorted(candidates, key=lambda r: (float(r["params_b"]), r["model"], r["precision"], r["report"]))
 
 
-def build_csv(folder: Path, source: str, backend: str = "eager", root: Path = ROOT) -> tuple[str, list]:
-    """(CSV text, [(report path, why skipped)]) from every *.json under `folder`; deterministic."""
+def build_csv(
+    folder: Path, source: str, backend: str = "eager", root: Path = ROOT, pattern: str = "*/energy-*.json"
+) -> tuple[str, list]:
+    """(CSV text, [(report path, why skipped)]) from the reports under `folder` matching `pattern`."""
     candidates, skipped = [], []
-    for path in sorted(Path(folder).glob("*.json")):
+    for path in sorted(Path(folder).glob(pattern)):
         rel = path.resolve().relative_to(root.resolve()).as_posix()
         report, _problems = read_report_file(path)
         row, why = (None, "unreadable report") if report is None else candidate(report, rel, backend)
@@ -113,28 +131,28 @@ def build_csv(folder: Path, source: str, backend: str = "eager", root: Path = RO
             skipped.append((rel, why))
             continue
         candidates.append({**row, "source": source})
-    rows, passed = select_rows(candidates)
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
     writer.writeheader()
-    for row in rows:
+    for row in order_rows(candidates):
         writer.writerow({k: _text(v) for k, v in row.items()})
-    return buf.getvalue(), sorted(skipped + passed)
+    return buf.getvalue(), sorted(skipped)
 
 
 @click.command()
-@click.option("--reports", "folder", default="measurements/h200", show_default=True,
+@click.option("--reports", "folder", default="measurements/hopper-campaign", show_default=True,
               type=click.Path(file_okay=False, path_type=Path), help="Folder of measured reports.")
-@click.option("--source", default="quantjoule-h200", show_default=True, help="Source label of the rows.")
-@click.option("--out", "out_path", default="reference/anchors-quantjoule-h200.csv", show_default=True,
+@click.option("--pattern", default="*/energy-*.json", show_default=True, help="Reports under --reports.")
+@click.option("--source", default="quantjoule-hopper", show_default=True, help="Source label of the rows.")
+@click.option("--out", "out_path", default="reference/anchors-quantjoule-hopper.csv", show_default=True,
               type=click.Path(dir_okay=False, path_type=Path), help="CSV to write.")
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 when --out is not current.")
-def main(folder: Path, source: str, out_path: Path, check_only: bool) -> None:
-    """Write the anchor rows of the project's own measured reports (one row per size and precision)."""
+def main(folder: Path, pattern: str, source: str, out_path: Path, check_only: bool) -> None:
+    """Write the anchor rows of the project's own measured reports (one row per run and precision)."""
     if not folder.is_dir():
         click.echo(f"QJ312 error: no report folder {folder}\n  hint: pass --reports PATH", err=True)
         sys.exit(2)
-    text, skipped = build_csv(folder, source)
+    text, skipped = build_csv(folder, source, pattern=pattern)
     for rel, why in skipped:
         click.echo(f"skipped {rel}: {why}")
     if check_only:

@@ -30,6 +30,7 @@ def verdict_fields(verdict: Verdict) -> list[tuple[str, str]]:
         ("Summary", v.sentence),
         ("GPU architecture", v.arch or DASH),
         ("Precision / backend", f"{v.precision or DASH} / {v.backend or DASH}"),
+        ("Condition", v.condition or DASH),
         ("Model size", DASH if v.params_b is None else f"{v.params_b:.2f} B parameters"),
         ("Trials", DASH if v.n_trials is None else str(v.n_trials)),
         ("Observed ΔE% vs FP16", _pct(v.obs_pct)),
@@ -37,6 +38,12 @@ def verdict_fields(verdict: Verdict) -> list[tuple[str, str]]:
         ("σ observed", _pp(v.sigma_obs_pp)),
         ("σ reference", _pp(v.sigma_ref_pp)),
         ("z", DASH if v.z is None else f"{v.z:+.2f} (confirmation when |z| ≤ {Z_LIMIT:g})"),
+        (
+            "Detectable difference",
+            DASH
+            if v.min_detectable_pp is None
+            else f"{v.min_detectable_pp:.1f} pp (a larger |observed − reference| is a contradiction)",
+        ),
         (
             "Accepted range",
             DASH if v.band_low_pct is None else f"{_pct(v.band_low_pct)} to {_pct(v.band_high_pct)}",

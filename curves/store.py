@@ -15,7 +15,7 @@ DEFAULT_ANCHORS_PATH = Path(__file__).resolve().parent.parent / "reference" / "a
 # measured sources (one CSV per source; a new one is added here and regenerated with curves.measured).
 DEFAULT_ANCHOR_PATHS = (
     DEFAULT_ANCHORS_PATH,
-    DEFAULT_ANCHORS_PATH.parent / "anchors-quantjoule-h200.csv",
+    DEFAULT_ANCHORS_PATH.parent / "anchors-quantjoule-hopper.csv",
 )
 
 ARCH_ALIASES = {
@@ -62,6 +62,9 @@ def resolve_with_code(curves: dict, arch: object, precision: object, backend: ob
     key = f"{arch_n}/{prec}/{back}"
     if key in groups:
         return key, groups[key], None, None
+    unfitted = curves.get("unfitted") or {}
+    if isinstance(unfitted, dict) and isinstance(unfitted.get(key), str):
+        return None, None, "QJ301", f"no {key} curve yet: {unfitted[key]}"
     archs = sorted({g["arch"] for g in groups.values()})
     if arch_n not in archs:
         return (

@@ -8,8 +8,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data"
 ANCHORS = ROOT / "reference" / "anchors.csv"
-MEASURED_H200 = ROOT / "reference" / "anchors-quantjoule-h200.csv"
-ANCHOR_FILES = (ANCHORS, MEASURED_H200)
+MEASURED_HOPPER = ROOT / "reference" / "anchors-quantjoule-hopper.csv"
+ANCHOR_FILES = (ANCHORS, MEASURED_HOPPER)
 CURVES = ROOT / "reference" / "curves.json"
 
 

@@ -1,78 +1,68 @@
-"""The project's own H200 anchors: generated from the committed reports, fitted as Hopper's own curves."""
+"""The project's own Hopper anchors: direct 256-token runs from the campaign, one row per run, fitted
+weighted with a between-run term and a size-trend test; self-anchored verdicts are flagged."""
 
 from __future__ import annotations
 
 import copy
+import math
 import csv
 import io
 import json
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
 from curves import grade
-from curves.anchors import read_anchor_files
-from curves.fit import fit
-from curves.measured import build_csv, main, select_rows
-from tests.curves.helpers import ANCHORS, MEASURED_H200, ROOT
+from curves.anchors import read_anchor_files, read_anchors
+from curves.fit import DEFAULT_SETTINGS, fit, version_hash
+from curves.measured import build_csv, main, report_id
+from curves.repeats import between_run, standard_error_pp
+from tests.curves.helpers import ANCHORS, MEASURED_HOPPER, ROOT
 
-H200 = ROOT / "measurements" / "h200"
+CAMPAIGN = ROOT / "measurements" / "hopper-campaign"
+DIRECT = CAMPAIGN / "tinyllama-1.1b-direct"
 
 
-def test_the_committed_h200_anchors_are_what_the_reports_give():
-    text, skipped = build_csv(H200, "quantjoule-h200")
-    assert text == MEASURED_H200.read_text(encoding="utf-8")
+def test_the_committed_hopper_anchors_are_what_the_campaign_reports_give():
+    text, skipped = build_csv(CAMPAIGN, "quantjoule-hopper")
+    assert text == MEASURED_HOPPER.read_text(encoding="utf-8")
     why = dict(skipped)
-    assert "fewer paired blocks" in why["measurements/h200/2026-12-02-tinyllama-1.1b-eager-trials3-nf4.json"]
-    assert "static" in why["measurements/h200/2026-12-02-tinyllama-1.1b-static-nf4.json"]
-    assert "not a measurement" in why["measurements/h200/2026-12-02-tinyllama-1.1b-static-int8.json"]
+    eight = why["measurements/hopper-campaign/qwen2-0.5b-r1/energy-nf4.json"]
+    assert eight.startswith("8-token generations") and "256-token" in eight
 
 
-def test_each_row_matches_its_report():
-    rows = list(csv.DictReader(io.StringIO(MEASURED_H200.read_text(encoding="utf-8"))))
-    assert len(rows) == 10 and {r["precision"] for r in rows} == {"NF4", "INT8"}
+def test_each_row_is_one_direct_run_and_matches_its_report():
+    rows = list(csv.DictReader(io.StringIO(MEASURED_HOPPER.read_text(encoding="utf-8"))))
+    assert rows and {r["precision"] for r in rows} == {"NF4", "INT8"}
     for row in rows:
         report = json.loads((ROOT / row["report"]).read_text(encoding="utf-8"))
-        assert row["weights"] == report["workload"]["weights"] == "random-init"
-        assert row["backend"] == "eager" and row["source"] == "quantjoule-h200" and row["arch"] == "hopper"
+        assert report["measurement"]["tokens_per_run"] == report["workload"]["new_tokens"] == 256
+        assert row["weights"] == "random-init" and row["arch"] == "hopper" and row["backend"] == "eager"
         assert int(row["trials"]) == report["statistics"]["n_pairs"]
+        assert row["report_id"] == report_id(report) and row["report_id"].count("|") == 2
         fp16, quant = float(row["energy_fp16_j1k"]), float(row["energy_quant_j1k"])
-        assert (quant - fp16) / fp16 * 100 == pytest.approx(report["results"]["vs_fp16_energy_pct"], abs=1e-3)
-    tiny = [r for r in rows if r["model"] == "TinyLlama-1.1B"]
-    assert {r["trials"] for r in tiny} == {"18"}  # the 18-block run, not the 3-block acceptance run
-
-
-def test_selection_prefers_more_blocks_then_the_later_date():
-    base = {"gpu": "G", "model": "m", "precision": "NF4", "backend": "eager", "params_b": 1.0}
-    rows = [
-        {**base, "trials": 3, "date": "2026-12-03", "report": "a.json"},
-        {**base, "trials": 18, "date": "2026-12-01", "report": "b.json"},
-        {**base, "trials": 18, "date": "2026-12-02", "report": "c.json"},
-    ]
-    chosen, passed = select_rows(rows)
-    assert [r["report"] for r in chosen] == ["c.json"] and [p[0] for p in passed] == ["a.json", "b.json"]
+        assert (quant - fp16) / fp16 * 100 == pytest.approx(report["results"]["vs_fp16_energy_pct"], abs=5e-3)
 
 
 def test_check_flag_and_a_missing_folder(tmp_path):
     runner = CliRunner()
-    ok = runner.invoke(main, ["--check", "--reports", str(H200), "--out", str(MEASURED_H200)])
-    assert ok.exit_code == 0 and "is current (10 rows)" in ok.output
+    ok = runner.invoke(main, ["--check", "--out", str(MEASURED_HOPPER)])
+    assert ok.exit_code == 0 and "is current" in ok.output
     stale = tmp_path / "a.csv"
     stale.write_text("gpu\n")
-    bad = runner.invoke(main, ["--check", "--reports", str(H200), "--out", str(stale)])
+    bad = runner.invoke(main, ["--check", "--out", str(stale)])
     assert bad.exit_code == 1 and "QJ311" in bad.output
     gone = runner.invoke(main, ["--reports", str(tmp_path / "nope")])
     assert gone.exit_code == 2 and "QJ312" in gone.output and "hint" in gone.output
 
 
-def test_hopper_has_its_own_random_init_curves(fitted):
-    for precision in ("NF4", "INT8"):
-        group = fitted["groups"][f"hopper/{precision}/eager"]
-        assert group["borrowed_from"] is None and group["n_points"] == 5
-        assert group["source"] == "quantjoule-h200" and group["weights"] == "random-init"
-        assert all(a["weights"] == "random-init" and a["report"].startswith("measurements/h200/")
-                   for a in group["anchors"])
-        assert group["n_star_rule"] == "fitted"  # 3 points: N* is free under the published rule
+def test_an_arch_with_too_few_anchors_of_its_own_never_borrows(fitted):
+    # One direct size so far: Hopper is unfitted, and grading says so rather than using Ampere's curve.
+    assert "hopper/NF4/eager" in fitted["unfitted"] and "hopper/NF4/eager" not in fitted["groups"]
+    report = json.loads((DIRECT / "energy-nf4.json").read_text(encoding="utf-8"))
+    v = grade(report, fitted)
+    assert v.label == "ungraded" and v.reason_code == "QJ301" and "hopper/NF4/eager curve yet" in v.reason
 
 
 def test_the_published_curves_do_not_move(fitted, published_only):
@@ -81,20 +71,70 @@ def test_the_published_curves_do_not_move(fitted, published_only):
             assert fitted["groups"][key] == group, key
     assert fitted["pooled_residual_sd_pp"] == published_only["pooled_residual_sd_pp"]
     assert fitted["groups"]["ada/NF4/eager"]["crossover_b"] == pytest.approx(3.73, abs=0.01)
-    assert fitted["groups"]["ada/NF4/eager"]["source"] == "ecocompute"
 
 
 def test_the_version_covers_the_measured_rows():
-    rows = read_anchor_files((ANCHORS, MEASURED_H200))
+    rows = read_anchor_files((ANCHORS, MEASURED_HOPPER))
     changed = copy.deepcopy(rows)
     changed[-1]["energy_quant_j1k"] = "3800"
-    assert fit(changed)["version"] != fit(rows)["version"]
+    assert version_hash(changed, DEFAULT_SETTINGS) != version_hash(rows, DEFAULT_SETTINGS)
+    assert version_hash(copy.deepcopy(rows), DEFAULT_SETTINGS) == version_hash(rows, DEFAULT_SETTINGS)
 
 
-def test_grading_an_anchor_report_against_its_own_curve_is_circular(fitted):
-    # Documented limit: the H200 files are anchors of the Hopper curve, so graded against it they meet
-    # themselves as the same-size reference; z = 0 here says nothing independent.
-    report = json.loads((H200 / "2026-12-02-tinyllama-1.1b-eager-nf4.json").read_text(encoding="utf-8"))
-    v = grade(report, fitted)
-    assert v.curve_key == "hopper/NF4/eager" and "borrowed-curve" not in v.qualifiers
-    assert v.ref_source == "anchors" and v.z == 0.0 and "random-init-weights" in v.qualifiers
+def _run_rows(values: list[tuple[float, float, float]], precision: str = "NF4") -> list[dict]:
+    """Anchor rows of runs (size B, ΔE%, CI95 half-width pp), 5 paired blocks each, FP16 at 1000 mJ."""
+    return [
+        {"gpu": "H", "arch": "hopper", "model": f"m{n}", "params_b": str(n), "precision": precision,
+         "energy_fp16_j1k": "1000", "energy_quant_j1k": repr(1000 * (1 + de / 100)), "n_trials": "5",
+         "ci95_half_width_pp": repr(ci), "source": "quantjoule-test", "weights": "random-init",
+         "backend": "eager", "report_id": f"t{i}|{precision}|u"}
+        for i, (n, de, ci) in enumerate(values)
+    ]
+
+
+def test_between_run_scatter_is_recovered_from_repeats():
+    # 400 sizes x 2 runs, each run's se 1 pp, runs scattered with a true tau of 3 pp: the estimate is near 3.
+    rng = np.random.default_rng(7)
+    sizes = np.repeat(np.geomspace(0.5, 7, 400), 2)
+    truth = rng.normal(0, 3.0, sizes.size) + rng.normal(0, 1.0, sizes.size)
+    est = between_run(truth + 30, np.ones(sizes.size), sizes, 1e-9)
+    assert est["df"] == 400 and est["tau_pp"] == pytest.approx(3.0, abs=0.35) and est["p_value"] < 1e-6
+    quiet = between_run(rng.normal(30, 1.0, sizes.size), np.ones(sizes.size), sizes, 1e-9)
+    assert quiet["tau_pp"] < 0.3
+    assert between_run(np.array([1.0, 2.0]), np.ones(2), np.array([1.0, 2.0]), 0.1)["tau_pp"] is None
+
+
+def test_a_weighted_group_uses_the_between_run_term_and_the_trend_test():
+    se = standard_error_pp({"ci95_half_width_pp": 2.776, "n_trials": 5})
+    assert se == pytest.approx(1.0, abs=1e-3)
+    se_run = 1.2 / 2.7764451  # t(0.975, 4)
+    # Flat truth at +30 %: runs 0.5-7 B, two per size 3 pp apart; no size trend may be drawn.
+    flat = _run_rows([(n, 30 + d, 1.2) for n in (0.5, 1.1, 1.5, 3.0, 7.0) for d in (-1.5, 1.5)])
+    g = fit(flat)["groups"]["hopper/NF4/eager"]
+    assert g["trend"]["supported"] is False and g["trend"]["model"] == "flat"
+    assert g["params"]["S"] == 0 and g["params"]["A"] == pytest.approx(30.0, abs=1e-6)
+    assert g["between_run"]["df"] == 5 and g["between_run"]["tau_pp"] == pytest.approx(math.sqrt(4.5 - se_run**2), abs=1e-3)
+    assert g["sigma_source"] in ("between-run", "repeatability-floor") and g["sigma_pp"] >= 2.07
+    assert g["borrowed_from"] is None and g["crossover_b"] is None and "weighting" in g
+    # A strong saturating trend (+40 % at 0.5 B to -10 % at 7 B) is supported and drawn.
+    steep = _run_rows([(n, 40 - 55 * (n / 2) / (1 + n / 2) + d, 1.0)
+                       for n in (0.5, 1.1, 1.5, 3.0, 7.0) for d in (-0.5, 0.5)])
+    s = fit(steep)["groups"]["hopper/NF4/eager"]
+    assert s["trend"]["supported"] is True and s["trend"]["p_value"] < 0.05 and s["params"]["S"] > 10
+
+
+def test_self_anchored_verdicts_are_flagged_and_condition_mismatch_is_ungraded():
+    report = json.loads((DIRECT / "energy-nf4.json").read_text(encoding="utf-8"))
+    own = [r for r in read_anchors(MEASURED_HOPPER) if r["precision"] == "NF4"]
+    curves = fit(own + _run_rows([(3.0, 22.0, 1.5), (3.0, 24.0, 1.5)]))
+    v = grade(report, curves)
+    assert v.curve_key == "hopper/NF4/eager" and "self-anchored" in v.qualifiers
+    assert "compared with itself" in v.sentence and v.min_detectable_pp > 0
+    assert v.condition == "eager, batch 1, 256-token generations"
+    other = copy.deepcopy(report)
+    other["timestamp_utc"] = "2026-12-04T00:00:00Z"  # another run: not an anchor any more
+    assert "self-anchored" not in grade(other, curves).qualifiers
+    eight = json.loads((CAMPAIGN / "qwen2-0.5b-r2" / "energy-nf4.json").read_text(encoding="utf-8"))
+    v8 = grade(eight, curves)
+    assert v8.label == "ungraded" and v8.reason_code == "QJ309" and "8-token generations" in v8.reason
+    assert v8.condition == "eager, batch 1, 8-token generations"
