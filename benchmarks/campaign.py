@@ -14,6 +14,7 @@ limit, persistence mode and clocks before and after, and its clocks once a secon
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -49,7 +50,8 @@ def context(path: Path) -> None:
     parts = [
         "$ lscpu", _capture(["lscpu"]),
         "$ nproc", _capture(["nproc"]),
-        "$ nvidia-smi -q -d POWER,CLOCK,PERFORMANCE", _capture(["nvidia-smi", "-q", "-d", "POWER,CLOCK,PERFORMANCE"]),
+        "$ nvidia-smi -q -d POWER,CLOCK,PERFORMANCE",
+        _capture(["nvidia-smi", "-q", "-d", "POWER,CLOCK,PERFORMANCE"]),
         "$ nvidia-smi --query-gpu=name,pci.bus_id,persistence_mode,power.limit,driver_version --format=csv",
         _capture(["nvidia-smi", "--query-gpu=name,pci.bus_id,persistence_mode,power.limit,driver_version",
                   "--format=csv"]),
@@ -63,25 +65,21 @@ def run_cell(manifest: dict, cell: dict, root: Path, log) -> int:
     d.mkdir(parents=True, exist_ok=True)
     argv = command(manifest, cell, d)
     context(d / "context-before.txt")
-    clocks = open(d / "clocks.csv", "w")
-    logger = None
-    try:
-        logger = subprocess.Popen(["nvidia-smi", f"--query-gpu={QUERY}", "--format=csv", "-l", "1"],
-                                  stdout=clocks, stderr=subprocess.DEVNULL)
-    except OSError:
-        pass
     t0 = time.time()
-    with open(d / "log.txt", "w") as console:
+    with open(d / "clocks.csv", "w") as clocks, open(d / "log.txt", "w") as console:
+        logger = None
+        with contextlib.suppress(OSError):  # no nvidia-smi: the run goes on without the clock log
+            logger = subprocess.Popen(["nvidia-smi", f"--query-gpu={QUERY}", "--format=csv", "-l", "1"],
+                                      stdout=clocks, stderr=subprocess.DEVNULL)
         try:
             rc = subprocess.run(argv, stdout=console, stderr=subprocess.STDOUT,
                                 timeout=cell["need_s"] + 90).returncode
         except subprocess.TimeoutExpired:
             rc = 124
+        if logger:
+            logger.terminate()
+            logger.wait()
     wall = time.time() - t0
-    if logger:
-        logger.terminate()
-        logger.wait()
-    clocks.close()
     context(d / "context-after.txt")
     (d / "cell.json").write_text(json.dumps({
         "id": cell["id"], "argv": ["python", *argv[1:-1], d.name], "rc": rc, "wall_s": round(wall, 1),

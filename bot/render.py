@@ -152,6 +152,11 @@ def _point_table(point: dict, plot_paths: list[str]) -> list[str]:
             f"{md_inline(v.get('curve_key') or 'none', 60)}",
         ),
         _row("band", f"{_num(v.get('band_low_pct'), unit=' %')} … {_num(v.get('band_high_pct'), unit=' %')}"),
+        _row(
+            "detectable difference",
+            f"{_num(v.get('min_detectable_pp'), '{:.1f}', ' pp')} (a larger |observed − reference| is a "
+            f"contradiction); condition {md_inline(v.get('condition') or '—', 80)}",
+        ),
         _row("z", _num(v.get("z"), "{:+.2f}")),
         _row(
             "verdict",

@@ -53,7 +53,9 @@ BAND_METHOD = (
 
 
 # Per-anchor provenance written only when the row has it (the published rows carry none of it).
-ANCHOR_PROVENANCE = ("weights", "report", "report_sha256", "ci95_half_width_pp", "report_id", "gpu_uuid_sha256")
+ANCHOR_PROVENANCE = (
+    "weights", "report", "report_sha256", "ci95_half_width_pp", "report_id", "gpu_uuid_sha256",
+)
 
 
 def _round(value: float, digits: int) -> float:
@@ -336,7 +338,8 @@ def group_entry(key: str, g: dict, pooled: dict, settings: dict) -> dict:
         sigma, sigma_src = max(candidates, key=lambda c: c[0])
         cov = covariance(g["n_b"], theta, g["free"], sigma_fit)
     else:
-        own_sd, sigma_fit, sigma_fit_src, sigma, sigma_src, cov = _weighted_sigmas(g, floor, pool_sd, pool_src)
+        weighted = _weighted_sigmas(g, floor, pool_sd, pool_src)
+        own_sd, sigma_fit, sigma_fit_src, sigma, sigma_src, cov = weighted
     points = sigma_points(theta, cov)
     lo_b, hi_b = float(np.min(g["n_b"])), float(np.max(g["n_b"]))
     cross, cross_note = _crossover(a, s, n_star, lo_b, hi_b)

@@ -73,8 +73,10 @@ def candidate(report: dict, rel_path: str, backend: str) -> tuple[dict | None, s
         return None, f"backend {found!r}: only {backend} rows feed the {backend} curve"
     tokens = _get(report, "measurement", "tokens_per_run")
     if tokens != REFERENCE_TOKENS:
-        return None, (f"{tokens}-token generations: the curve fits whole {REFERENCE_TOKENS}-token generations "
-                      "measured directly (a reconstruction from shorter ones is not what the anchors measured)")
+        return None, (
+            f"{tokens}-token generations: the curve fits whole {REFERENCE_TOKENS}-token generations "
+            "measured directly (a reconstruction from shorter ones is not what the anchors measured)"
+        )
     batch = _get(report, "workload", "batch_size")
     if batch not in (None, REFERENCE_BATCH):
         return None, f"batch {batch}: the curve fits batch {REFERENCE_BATCH}"
@@ -114,7 +116,7 @@ def candidate(report: dict, rel_path: str, backend: str) -> tuple[dict | None, s
 
 
 def order_rows(candidates: list[dict]) -> list[dict]:
-    """Every run is a row (repeats are not pooled: the fit weighs each by its own interval), in a fixed order."""
+    """Every run is a row, in a fixed order (repeats are not pooled: the fit weighs each by its interval)."""
     return sorted(candidates, key=lambda r: (float(r["params_b"]), r["model"], r["precision"], r["report"]))
 
 

@@ -46,7 +46,8 @@ def build(root: Path, site_dir: Path | None, incremental: bool) -> None:
             raise click.ClickException(GalleryError("QJ603", str(exc)).render()) from None
     counts = result.counts
     click.echo(f"{result.n_rows} replication(s): {counts['confirmation']} confirmation(s), "
-               f"{counts['contradiction']} contradiction(s), {counts['ungraded']} ungraded")
+               f"{counts['contradiction']} contradiction(s), {counts['self-anchored']} self-anchored, "
+               f"{counts['ungraded']} ungraded")
     click.echo(f"plots: {result.plots_rendered} rendered, {result.plots_reused} unchanged; "
                f"pages: {result.pages_rendered} rendered, {result.pages_reused} unchanged "
                f"({result.seconds:.2f} s)")

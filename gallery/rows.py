@@ -13,7 +13,11 @@ _PRECISION = re.compile(r"[^A-Z0-9]+")
 # Direct NVML measurements; anything else (simulated, dataset-derived) is not a replication.
 NVML_SOURCES = ("nvml-energy-counter", "nvml-power-trace", "direct-nvml")
 LABELS = ("confirmation", "contradiction", "ungraded")
-COUNT_NAMES = {"confirmation": "confirmations", "contradiction": "contradictions", "ungraded": "ungraded"}
+# A verdict against a curve the report itself anchors is counted apart, never as a confirmation: the
+# report meets itself there, which checks nothing.
+COUNT_KEYS = ("confirmation", "contradiction", "self-anchored", "ungraded")
+COUNT_NAMES = {"confirmation": "confirmations", "contradiction": "contradictions",
+               "self-anchored": "self-anchored (not independent)", "ungraded": "ungraded"}
 
 
 def slug(text: object) -> str:
@@ -145,6 +149,8 @@ def to_row(record: dict, verdict: dict, filed: dict | None, rid: str) -> dict:
         "z": _num(verdict.get("z")),
         "band_low_pct": _num(verdict.get("band_low_pct")),
         "band_high_pct": _num(verdict.get("band_high_pct")),
+        "min_detectable_pp": _num(verdict.get("min_detectable_pp")),
+        "condition": str(verdict.get("condition") or ""),
         "curve_key": str(verdict.get("curve_key") or ""),
         "ci_low_pct": _num(stats.get("ci95_low")),
         "ci_high_pct": _num(stats.get("ci95_high")),
@@ -202,9 +208,15 @@ def build_rows(records: list[dict], curves: dict, grade=None) -> tuple[list[dict
     return rows, skipped, [records[i] for i in sources]
 
 
+def count_key(row: dict) -> str:
+    """The headline count a row falls in: its label, except that a graded self-anchored row is apart."""
+    graded = row["label"] in ("confirmation", "contradiction")
+    return "self-anchored" if graded and "self-anchored" in row["qualifiers"] else row["label"]
+
+
 def counts(rows: list[dict]) -> dict[str, int]:
-    """Confirmations, contradictions and ungraded: always all three keys."""
-    out = {label: 0 for label in LABELS}
+    """Confirmations, contradictions, self-anchored and ungraded: always all four keys."""
+    out = {key: 0 for key in COUNT_KEYS}
     for row in rows:
-        out[row["label"]] += 1
+        out[count_key(row)] += 1
     return out

@@ -39,7 +39,8 @@ def rules() -> dict:
         "baseline_fields": list(semantic._BASELINE_FIELDS),
         "arch_aliases": dict(store.ARCH_ALIASES),
         "grade": {"z_limit": grade_module.Z_LIMIT, "measured_sources": sorted(grade_module.MEASURED_SOURCES),
-                  "legacy_prefix": grade_module.LEGACY_PREFIX},
+                  "legacy_prefix": grade_module.LEGACY_PREFIX,
+                  "reference_condition": grade_module.REFERENCE_CONDITION},
     }
 
 

@@ -10,7 +10,7 @@ from string import Template
 from gallery.escape import h, json_for_script
 from gallery.markdown import fmt_ci, fmt_pct, fmt_size, fmt_z
 from gallery.plots import geometry, place
-from gallery.rows import COUNT_NAMES, LABELS
+from gallery.rows import COUNT_KEYS, COUNT_NAMES
 
 # The browser port of the checker, in load order (each part reads what earlier parts put on window.QJ).
 CHECKER_FILES = ("qj1-numbers.js", "qj2-read.js", "qj3-schema.js", "qj4-semantic.js", "qj5-trials.js",
@@ -46,12 +46,12 @@ def _template(name: str) -> Template:
 
 
 def counts_html(counts: dict[str, int]) -> str:
-    """The three counts side by side with one template: equal prominence."""
+    """The counts side by side with one template: equal prominence."""
     boxes = "".join(
         f"<div class=\"count count-{label}\">"
         f"<span class=\"count-n\" id=\"count-{label}\">{counts[label]}</span>"
         f"<span class=\"count-label\">{COUNT_NAMES[label]}</span></div>"
-        for label in LABELS
+        for label in COUNT_KEYS
     )
     return f"<div class=\"counts\">{boxes}</div>"
 
@@ -186,6 +186,8 @@ def render_page(row: dict, record: dict, spec: dict | None, curves: dict) -> str
         ("σ reference (pp)", fmt_pct(row["sigma_ref_pp"], signed=False)),
         ("z", fmt_z(row["z"])),
         ("reference band", fmt_ci(row["band_low_pct"], row["band_high_pct"])),
+        ("detectable difference (pp)", fmt_pct(row["min_detectable_pp"], signed=False)),
+        ("condition", row["condition"] or "—"),
         ("qualifiers", ", ".join(row["qualifiers"]) or "—"),
         ("curve", row["curve_key"] or "—"),
         ("curves version", str(curves.get("version", "?"))),

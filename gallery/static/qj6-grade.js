@@ -65,6 +65,10 @@
     var back = typeof backend === 'string' && backend.trim() ? backend.trim().toLowerCase() : 'eager';
     var key = String(archN === null ? 'None' : archN) + '/' + String(prec === null ? 'None' : prec) + '/' + back;
     if (has(groups, key)) { return [key, groups[key], null, null]; }
+    var unfitted = curves.unfitted;
+    if (jsType(unfitted) === 'object' && has(unfitted, key) && typeof unfitted[key] === 'string') {
+      return [null, null, 'QJ301', 'no ' + key + ' curve yet: ' + unfitted[key]];
+    }
     var all = Object.keys(groups).map(function (k) { return groups[k]; });
     var archs = uniqSorted(all.map(function (g) { return g.arch; }));
     if (archs.indexOf(archN) === -1) { return [null, null, 'QJ301', 'no reference curve for GPU architecture ' + pyRepr(arch) + ' (curves exist for ' + archs.join(', ') + ')']; }
@@ -108,11 +112,40 @@
     var sd = number(get(report, 'statistics', 'delta_e_pct', 'sd'));
     return [n, sd !== null && sd >= 0 ? sd : null];
   }
+  /* curves.grade.report_condition / condition_text / condition_mismatch / self_anchored */
+  function intAt(ctx, report, path, keys) {
+    var v = get.apply(null, [report].concat(keys));
+    return typeof v === 'number' && ctx.isInt(path) ? v : null;
+  }
+  function reportCondition(ctx, report) {
+    return { batch_size: intAt(ctx, report, '/workload/batch_size', ['workload', 'batch_size']),
+      generation_tokens: intAt(ctx, report, '/measurement/tokens_per_run', ['measurement', 'tokens_per_run']) };
+  }
+  function conditionText(backend, c) {
+    return backend + ', batch ' + (c.batch_size !== null ? String(c.batch_size) : 'not stated') + ', ' +
+      (c.generation_tokens !== null ? String(c.generation_tokens) : 'unstated') + '-token generations';
+  }
+  function conditionMismatch(found, wanted) {
+    var why = [];
+    if (found.generation_tokens !== null && found.generation_tokens !== wanted.generation_tokens) { why.push(found.generation_tokens + '-token generations'); }
+    if (found.batch_size !== null && found.batch_size !== wanted.batch_size) { why.push('batch ' + found.batch_size); }
+    return why.length ? why.join(' and ') : null;
+  }
+  function reportId(report) {
+    var prec = get(report, 'workload', 'precision');
+    return [get(report, 'timestamp_utc'), prec ? String(prec).toUpperCase() : null, get(report, 'system_under_test', 'gpu_uuid_sha256')]
+      .map(function (v) { return v === null || v === '' ? '' : String(v); }).join('|');
+  }
+  function selfAnchored(report, group) {
+    var ident = reportId(report);
+    return (group.anchors || []).some(function (a) { return a.report_id && a.report_id === ident; });
+  }
   function verdict(fields) {
     var base = {
       label: 'ungraded', qualifiers: [], reason: null, reason_code: null, arch: null, precision: null, backend: null,
       params_b: null, n_trials: null, curve_key: null, curves_version: null, obs_pct: null, ref_pct: null, ref_source: null,
-      sigma_obs_pp: null, sigma_ref_pp: null, z: null, band_low_pct: null, band_high_pct: null, sentence: ''
+      sigma_obs_pp: null, sigma_ref_pp: null, z: null, band_low_pct: null, band_high_pct: null, sentence: '',
+      condition: null, min_detectable_pp: null
     };
     Object.keys(fields).forEach(function (k) { base[k] = fields[k]; });
     return base;
@@ -207,7 +240,9 @@
     if (legacy) { qualifiers.push('legacy-schema'); }
     if (get(report, 'workload', 'weights') === 'random-init') { qualifiers.push('random-init-weights'); }
     if (softwareDiffers(report, curves)) { qualifiers.push('software-differs'); }
-    var base = { arch: arch, precision: precision, backend: backend, params_b: paramsB, n_trials: nTrials, curves_version: version, obs_pct: obs === null ? null : pyRound(obs, 3) };
+    var found = reportCondition(ctx, report);
+    var base = { arch: arch, precision: precision, backend: backend, params_b: paramsB, n_trials: nTrials, curves_version: version, obs_pct: obs === null ? null : pyRound(obs, 3),
+      condition: conditionText(backend, found) };
     var basis = get(report, 'results', 'basis');
     var source = get(report, 'measurement_source');
     if (basis !== 'measured' || G.measured_sources.indexOf(source) === -1) {
@@ -218,6 +253,13 @@
     var key = resolved[0];
     var group = resolved[1];
     if (key === null) { return ungraded(resolved[2], resolved[3], base, qualifiers); }
+    var wanted = group.condition || G.reference_condition;
+    var mismatch = conditionMismatch(found, wanted);
+    if (mismatch) {
+      return ungraded('QJ309', 'measured with ' + mismatch + ', but the ' + key + ' curve grades ' +
+        conditionText(backend, wanted).split(', ').slice(1).join(', ') + ' (like with like only; ' +
+        'python -m measure run measures whole 256-token generations at batch 1 by default)', base, qualifiers);
+    }
     if (paramsB === null || paramsB <= 0) { return ungraded('QJ305', 'workload.params_b is missing or not positive', base, qualifiers); }
     if (obs === null) { return ungraded('QJ306', 'results.vs_fp16_energy_pct is missing or not finite', base, qualifiers); }
     if (nTrials === 1) { qualifiers.push('single-trial'); }
@@ -236,17 +278,23 @@
     if (extrapolationDoublings(paramsB, group.band) > 0) { qualifiers.push('extrapolated-size'); }
     var opposite = obs * ref < 0;
     if (opposite) { qualifiers.push('opposite-sign'); }
+    var anchored = selfAnchored(report, group);
+    if (anchored) { qualifiers.push('self-anchored'); }
+    var mdd = G.z_limit * scale;
     var anchorsText = sameSize === 1 ? 'the same-size anchor' : 'mean of ' + sameSize + ' same-size anchors';
     var sourceText = refSource === 'anchors' ? anchorsText : group.borrowed_from ? group.borrowed_from + ' curve, borrowed' : 'curve';
     var sentence = precision + ' on ' + arch + ' at ' + pyFixed(paramsB, 2) + ' B: measured ' + pyFixed(obs, 1, true) + ' % energy per token vs FP16, reference ' +
       pyFixed(ref, 1, true) + ' % (' + sourceText + '), z = ' + pyFixed(z, 2, true) + ': a ' + label +
-      (opposite ? '; the two disagree on whether quantization saves energy' : '') + '.';
+      (opposite ? '; the two disagree on whether quantization saves energy' : '') +
+      '. It could detect a difference of ' + pyFixed(mdd, 1) + ' pp or more' +
+      (anchored ? '; this report is an anchor of the curve, so it is compared with itself and is not an independent check' : '') + '.';
     return verdict({
       label: label, qualifiers: uniqSorted(qualifiers), reason: null, reason_code: null, arch: arch, precision: precision,
       backend: backend, params_b: paramsB, n_trials: nTrials, curve_key: key, curves_version: version,
       obs_pct: pyRound(obs, 3), ref_pct: pyRound(ref, 3), ref_source: refSource, sigma_obs_pp: pyRound(sigmaObs, 3),
       sigma_ref_pp: pyRound(sigmaRef, 3), z: z, band_low_pct: pyRound(ref - G.z_limit * scale, 3),
-      band_high_pct: pyRound(ref + G.z_limit * scale, 3), sentence: sentence
+      band_high_pct: pyRound(ref + G.z_limit * scale, 3), sentence: sentence,
+      condition: base.condition, min_detectable_pp: pyRound(mdd, 3)
     });
   }
 
