@@ -1,0 +1,40 @@
+"""Leave one run out on runs with a known truth: the held-out run confirms, a shifted one contradicts."""
+
+from __future__ import annotations
+
+from curves.holdout import leave_one_run_out, shifted, summarise
+from tests.curves.helpers import v2_report
+
+
+def _runs(values):
+    rows, reports = [], {}
+    for i, (size, de) in enumerate(values):
+        path = f"runs/{i}.json"
+        rows.append({"gpu": "H", "arch": "hopper", "model": f"m{size}", "params_b": str(size),
+                     "precision": "NF4", "energy_fp16_j1k": "1000", "energy_quant_j1k": repr(1000 + 10 * de),
+                     "n_trials": "5", "ci95_half_width_pp": "1.5", "source": "quantjoule-test",
+                     "weights": "random-init", "backend": "eager", "report": path,
+                     "report_id": f"2026-12-0{i}T00:00:00Z|NF4|u"})
+        reports[path] = v2_report(arch="hopper", params_b=size, obs=de, n_pairs=5, sd=1.2,
+                                  timestamp_utc=f"2026-12-0{i}T00:00:00Z", measurement__tokens_per_run=256)
+    return rows, reports
+
+
+def test_runs_from_one_flat_truth_confirm_and_a_goal_shift_is_detected():
+    rows, reports = _runs([(0.5, 30.0), (0.5, 31.0), (1.5, 29.5), (1.5, 30.5), (3.0, 30.2), (3.0, 29.8)])
+    results = leave_one_run_out([], rows, reports)
+    assert [r["label"] for r in results] == ["confirmation"] * 6
+    s = summarise(results)["NF4"]
+    assert s["graded"] == 6 and s["false_contradiction_rate"] == 0.0 and s["power"] == 1.0
+    assert s["max_mdd_pp"] < 12.0
+
+
+def test_a_run_far_from_the_others_is_a_contradiction_when_held_out():
+    rows, reports = _runs([(0.5, 30.0), (0.5, 31.0), (1.5, 29.5), (1.5, 30.5), (3.0, 55.0)])
+    far = leave_one_run_out([], rows, reports)[-1]
+    assert far["label"] == "contradiction" and abs(far["z"]) > 2
+
+
+def test_shifted_moves_only_the_summary():
+    r = v2_report(obs=10.0)
+    assert shifted(r, 5)["results"]["vs_fp16_energy_pct"] == 15.0 and r["results"]["vs_fp16_energy_pct"] == 10.0
