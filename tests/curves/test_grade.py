@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 
 import pytest
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 
 from curves import grade, predict, resolve_curve
 from curves.grade import QUALIFIERS, single_trial_floor_pp
-from tests.curves.helpers import load, v2_report
+from tests.curves.helpers import ROOT, load, v2_report
 
 CONTRACT_FIELDS = {
     "label",
@@ -160,7 +161,7 @@ def test_resolve_curve_follows_borrows_and_explains_misses(curves, published_onl
     assert key == "hopper/NF4/eager" and group["borrowed_from"] == "ampere"
     key, group = resolve_curve(curves, "Hopper", "nf4", "eager")
     assert key == "hopper/NF4/eager" and group["borrowed_from"] is None
-    assert group["source"] == "quantjoule-h200"
+    assert group["source"] == "quantjoule-hopper"
     assert resolve_curve(curves, "Ada Lovelace", "INT8", None)[0] == "ada/INT8/eager"
     key, reason = resolve_curve(curves, "pascal", "NF4", "eager")
     assert key is None and "pascal" in reason
@@ -172,6 +173,7 @@ def test_every_qualifier_is_reachable(curves, published_only):
         load("legacy-single-trial.json"),
         load("v2-hopper-nf4.json"),
         v2_report("ada", "NF4", 7.0, 5.0, n_pairs=1),
+        json.loads((ROOT / "measurements/hopper-campaign/tinyllama-1.1b-direct/energy-nf4.json").read_text()),
     ):
         seen |= set(grade(report, curves).qualifiers)
     assert seen == set(QUALIFIERS)

@@ -57,12 +57,24 @@ def test_check_flag_and_a_missing_folder(tmp_path):
     assert gone.exit_code == 2 and "QJ312" in gone.output and "hint" in gone.output
 
 
-def test_an_arch_with_too_few_anchors_of_its_own_never_borrows(fitted):
-    # One direct size so far: Hopper is unfitted, and grading says so rather than using Ampere's curve.
-    assert "hopper/NF4/eager" in fitted["unfitted"] and "hopper/NF4/eager" not in fitted["groups"]
+def test_one_direct_size_gives_hopper_a_flat_reference_of_its_own_not_a_borrowed_one(fitted):
+    # One direct size so far: a flat line at that run (no size trend can be tested), banded by the
+    # published pooled scatter until repeats give a between-run term; never Ampere's curve.
+    for precision in ("NF4", "INT8"):
+        g = fitted["groups"][f"hopper/{precision}/eager"]
+        assert g["borrowed_from"] is None and g["n_points"] == 1 and g["params"]["S"] == 0
+        assert g["trend"]["model"] == "flat" and g["trend"]["supported"] is False
+        assert g["between_run"]["tau_pp"] is None and g["sigma_source"] == f"pooled:{precision}"
     report = json.loads((DIRECT / "energy-nf4.json").read_text(encoding="utf-8"))
     v = grade(report, fitted)
-    assert v.label == "ungraded" and v.reason_code == "QJ301" and "hopper/NF4/eager curve yet" in v.reason
+    assert v.curve_key == "hopper/NF4/eager" and "self-anchored" in v.qualifiers and v.z == 0.0
+    # with fewer than min_points_weighted runs the group is unfitted and grading says why
+    settings = copy.deepcopy(DEFAULT_SETTINGS)
+    settings["min_points_weighted"] = 2
+    none_yet = fit(read_anchor_files((ANCHORS, MEASURED_HOPPER)), settings)
+    assert "hopper/NF4/eager" in none_yet["unfitted"] and "hopper/NF4/eager" not in none_yet["groups"]
+    u = grade(report, none_yet)
+    assert u.label == "ungraded" and u.reason_code == "QJ301" and "hopper/NF4/eager curve yet" in u.reason
 
 
 def test_the_published_curves_do_not_move(fitted, published_only):

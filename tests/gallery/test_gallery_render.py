@@ -58,8 +58,9 @@ def test_plots_carry_no_dates_or_software_stamps(rendered):
 def test_readme_counts_sit_side_by_side_and_match_the_rows(rendered):
     readme = rendered["gallery/README.md"].decode()
     header, rule, values = readme.split("| confirmations", 1)[1].splitlines()[:3]
-    assert header.strip() == "| contradictions | ungraded |" and rule.count("---:") == 3
-    confirmations, contradictions, ungraded = (int(v) for v in values.strip("| ").split(" | "))
+    assert header.strip() == "| contradictions | self-anchored (not independent) | ungraded |"
+    assert rule.count("---:") == 4
+    confirmations, contradictions, anchored, ungraded = (int(v) for v in values.strip("| ").split(" | "))
     rows = _table_rows(readme)
     verdicts = [row[1] for row in rows]
     assert (confirmations, contradictions, ungraded) == (
@@ -68,6 +69,18 @@ def test_readme_counts_sit_side_by_side_and_match_the_rows(rendered):
         verdicts.count("ungraded"),
     )
     assert contradictions > 0 and confirmations > 0, "the fixtures must exercise both verdicts"
+    # no fixture anchors a curve, so every row is in one of the three label counts
+    assert anchored == 0 and len(rows) == confirmations + contradictions + ungraded
+
+
+def test_a_self_anchored_verdict_is_counted_apart_never_as_a_confirmation():
+    from gallery.rows import counts
+
+    rows = [{"label": "confirmation", "qualifiers": ["self-anchored"]},
+            {"label": "contradiction", "qualifiers": ["self-anchored", "opposite-sign"]},
+            {"label": "confirmation", "qualifiers": []},
+            {"label": "ungraded", "qualifiers": ["self-anchored"]}]
+    assert counts(rows) == {"confirmation": 1, "contradiction": 0, "self-anchored": 2, "ungraded": 1}
 
 
 def test_readme_lists_every_measured_record_newest_first_with_links(records, rendered):
@@ -142,12 +155,12 @@ def test_random_init_and_legacy_points_have_their_own_edges(model):
 def test_hopper_curve_is_its_own_with_random_init_anchors_marked(model):
     spec = _spec(model, "hopper-NF4")
     [curve] = spec["curves"]
-    assert curve["borrowed_from"] is None and curve["source"] == "quantjoule-h200"
+    assert curve["borrowed_from"] is None and curve["source"] == "quantjoule-hopper"
     assert curve["anchors"] and all(a["random_init"] for a in curve["anchors"])
     ax = plots._draw(spec).axes[0]
     fitted = [line for line in ax.get_lines() if len(line.get_xdata()) == plots.GRID_POINTS]
     assert [line.get_linestyle() for line in fitted] == ["-"]
-    assert any("fitted on quantjoule-h200 (random-init weights)" in t.get_text() for t in ax.texts)
+    assert any("fitted on quantjoule-hopper (random-init weights)" in t.get_text() for t in ax.texts)
     assert not any("borrowed" in t.get_text() for t in ax.texts)
     diamonds = [c for c in ax.collections if isinstance(c, PathCollection) and len(c.get_offsets())
                 and to_hex(c.get_edgecolors()[0]) == plots.ANCHOR_COLOUR]

@@ -133,7 +133,8 @@ def _captured_run(monkeypatch, args):
 
 def test_run_defaults_depend_on_the_backend(monkeypatch):
     eager = _captured_run(monkeypatch, [])
-    assert (eager["block_tokens"], eager["window_reps"], eager["pairing"]) == (32, 1, "paired")
+    # whole --tokens generations by default: the quantity the curves grade
+    assert (eager["block_tokens"], eager["window_reps"], eager["pairing"]) == (256, 1, "paired")
     static = _captured_run(monkeypatch, ["--backend", "static", "--tokens", "128"])
     assert (static["block_tokens"], static["window_reps"]) == (128, 2)
     chosen = _captured_run(monkeypatch, ["--backend", "static", "--block-tokens", "16", "--window-reps", "5"])
