@@ -311,3 +311,19 @@ def test_curve_prediction_and_placement_match_python(tmp_path, curves):
         left, top, clipped = place(geometry(spec), size, delta)
         assert (round(got["left"], 3), round(got["top"], 3), got["clipped"]) == (left, top, clipped)
     assert out["hypot"] == [math.hypot(a, b) for a, b in pairs]
+
+
+def test_browser_and_python_agree_on_the_committed_real_reports(tmp_path, curves):
+    # Real H200 reports: direct 256-token campaign runs (anchors of the Hopper curve: self-anchored),
+    # 8-token reconstruction runs and the old 32-token files (another condition: QJ309 or ungraded).
+    root = Path(__file__).resolve().parents[2]
+    paths = sorted((root / "measurements").glob("**/energy-*.json")) + sorted(
+        (root / "measurements" / "h200").glob("*.json"))
+    texts = [p.read_text(encoding="utf-8") for p in paths]
+    js = run_js(tmp_path, {"rules": rules(), "curves": curves, "texts": texts})
+    assert _compare(texts, js, curves) == []
+    quals = [set(v["verdict"]["qualifiers"]) for v in js if v["verdict"]]
+    codes = {v["verdict"]["reason_code"] for v in js if v["verdict"]}
+    assert any("self-anchored" in q for q in quals) and "QJ309" in codes
+    assert all(v["verdict"]["min_detectable_pp"] is not None for v in js
+               if v["verdict"] and v["verdict"]["label"] != "ungraded")
