@@ -89,6 +89,12 @@ class NvmlPowerSource:
     def power_limit_w(self) -> float:
         return self._nv.nvmlDeviceGetEnforcedPowerLimit(self._h) / 1000.0
 
+    def _persistence(self) -> bool | None:
+        try:
+            return bool(self._nv.nvmlDeviceGetPersistenceMode(self._h))
+        except Exception:  # noqa: BLE001 - not supported on every platform (Windows, some VMs)
+            return None
+
     def clocks_mhz(self) -> dict:
         nv = self._nv
         return {
@@ -104,6 +110,7 @@ class NvmlPowerSource:
             "name": _text(nv.nvmlDeviceGetName(self._h)),
             "memory_total_gb": round(mem.total / 1e9, 1),
             "power_limit_w": self.power_limit_w(),
+            "persistence_mode": self._persistence(),
             "gpu_uuid_sha256": hashlib.sha256(uuid.encode()).hexdigest(),
             "driver": _text(nv.nvmlSystemGetDriverVersion()),
             "power_field": self.power_field,

@@ -363,6 +363,7 @@ def _context(opts, env, info, arch, how, out, sampler, weight_bytes, params, qua
             "accelerator_count": 1,
             "memory_total_gb": info.get("memory_total_gb"),
             "power_limit_w": info.get("power_limit_w"),
+            **({} if (pm := info.get("persistence_mode")) is None else {"persistence_mode": pm}),
             "gpu_uuid_sha256": info.get("gpu_uuid_sha256"),
             "datasheet_bandwidth_gb_s": bw,
         },
