@@ -28,6 +28,7 @@ EXTRA_COLUMNS = (
     "report_sha256", "report_id", "gpu_uuid_sha256",
 )
 REFERENCE_TOKENS = 256
+BACKENDS = ("eager", "static")
 REFERENCE_BATCH = 1
 COLUMNS = PUBLISHED_COLUMNS + EXTRA_COLUMNS
 
@@ -128,7 +129,10 @@ def build_csv(
     for path in sorted(Path(folder).glob(pattern)):
         rel = path.resolve().relative_to(root.resolve()).as_posix()
         report, _problems = read_report_file(path)
-        row, why = (None, "unreadable report") if report is None else candidate(report, rel, backend)
+        found = str(_get(report, "workload", "backend") or "eager").lower()
+        # every fitted backend feeds its own curve; `backend` is the one a report of no stated backend means
+        as_backend = found if found in BACKENDS else backend
+        row, why = (None, "unreadable report") if report is None else candidate(report, rel, as_backend)
         if row is None:
             skipped.append((rel, why))
             continue
