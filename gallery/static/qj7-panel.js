@@ -36,6 +36,7 @@
         [['observed ΔE%', fmt(v.obs_pct, 1, true)], ['reference ΔE% (' + v.ref_source + ')', fmt(v.ref_pct, 1, true)],
           ['σ observed (pp)', fmt(v.sigma_obs_pp, 2)], ['σ reference (pp)', fmt(v.sigma_ref_pp, 2)], ['z', fmt(v.z, 2, true)],
           ['band', '[' + fmt(v.band_low_pct, 1, true) + ', ' + fmt(v.band_high_pct, 1, true) + ']'],
+          ['detectable difference (pp)', fmt(v.min_detectable_pp, 1)], ['condition', v.condition || '—'],
           ['qualifiers', v.qualifiers.join(', ') || '—'], ['curve', v.curve_key]].forEach(function (row) {
           var tr = el(doc, 'tr');
           tr.appendChild(el(doc, 'th', row[0]));
