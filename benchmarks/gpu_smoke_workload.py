@@ -13,7 +13,11 @@ What it does, in order, writing the JSON after every stage so a killed run still
    capture time, captured tokens vs the eager arm's tokens (same weights, same prompt), vs the same
    static loop run uncaptured, and vs transformers' generate over a StaticCache; then static tok/s
    interleaved like eager;
-5. a health check after any failed capture (the other arms still decode).
+5. a health check after any failed capture (the other arms still decode);
+6. INT8 with bitsandbytes' outlier decomposition off (``llm_int8_threshold=0``, ``--int8-threshold 0`` of
+   ``measure run``): what the capture audit saw, the capture, captured tokens vs the same loop uncaptured
+   and vs eager at the same threshold, and tok/s. This is the capturable INT8 candidate
+   (measure/README.md, "INT8 under CUDA graphs"); it is not LLM.int8().
 The model is random-init (synthetic), so energy is not measured here: this is about the seam.
 """
 
@@ -263,6 +267,10 @@ def _main() -> int:
     result["stages"]["health_after_static_attempts"] = health
     save("health check")
 
+    # 6. INT8 without the outlier split: the capturable candidate
+    result["stages"]["int8_threshold0"] = _int8_threshold0(torch, args)
+    save("int8 threshold 0")
+
     print("\nSUMMARY")
     print(f"{'arm':6} {'weight MB':>10} {'eager tok/s':>24} {'static tok/s':>26}  static")
     for p in PRECISIONS:
@@ -279,6 +287,44 @@ def _main() -> int:
         )
     )
     return 0
+
+
+def _int8_threshold0(torch, args) -> dict:
+    entry: dict = {}
+    try:
+        eager = Workload(args.model, backend="eager", device=args.device, cache_dir=args.cache_dir,
+                         int8_threshold=0.0).load("INT8")
+        entry["thresholds_loaded"] = eager.int8_thresholds()
+        reference = eager.eager_token_ids(args.tokens)
+        entry["eager_tok_s"] = round(_timed(torch, eager, args.tokens), 2)
+        static_wl = Workload(args.model, backend="static", device=args.device, cache_dir=args.cache_dir,
+                             int8_threshold=0.0)
+        arm = static_wl.load("INT8")
+    except WorkloadError as exc:
+        entry.update(status="unavailable", kind=exc.kind, error=str(exc))
+        print("INT8 threshold 0:", entry, flush=True)
+        return entry
+    from measure.static_backend import StaticDecoder
+
+    try:
+        entry["host_needs"] = arm._decoder.host_needs(args.tokens)
+        t = time.perf_counter()
+        arm.prepare(args.tokens)
+        entry["capture_s"] = round(time.perf_counter() - t, 3)
+        arm.generate(args.tokens)
+    except WorkloadError as exc:
+        entry.update(status="unavailable", kind=exc.kind, error=str(exc))
+        return entry
+    captured = arm.last_token_ids()
+    entry["status"] = "ok"
+    entry["first_divergence_vs_eager"] = _first_divergence(captured, reference)
+    plain = StaticDecoder(arm._model, arm._prompt, arm._eos_ids, capture=False)
+    plain.generate(args.tokens)
+    entry["first_divergence_vs_uncaptured"] = _first_divergence(captured, plain.last_token_ids())
+    plain.release()
+    entry["static_tok_s"] = [round(_timed(torch, arm, args.tokens), 2) for _ in range(3)]
+    print("INT8 threshold 0:", entry, flush=True)
+    return entry
 
 
 if __name__ == "__main__":

@@ -115,7 +115,8 @@ def _per_token(out: Outcome, rec: dict, dynamic: bool) -> float | None:
     energy = rec["dynamic_energy_j"] if dynamic else energy_of(rec)
     per_gen = energy / rec["generations"]
     p = (pf[1] if dynamic else pf[0]) if pf else 0.0
-    return reconstruct_per_token_j(per_gen, cfg.block_tokens, p, cfg.tokens)
+    # a generation (and a prefill call) decodes batch_size sequences at once
+    return reconstruct_per_token_j(per_gen, cfg.block_tokens, p, cfg.tokens) / cfg.batch_size
 
 
 def paired_deltas(
@@ -180,15 +181,16 @@ def arm_summary(out: Outcome, recs: list[dict], arm: str) -> dict:
     }
     if pf is not None or cfg.block_tokens == cfg.tokens:
         p, pd = pf if pf else (0.0, 0.0)
+        batch = cfg.batch_size  # per generated token: a generation holds batch_size sequences
         s["energy_per_token_mj"] = (
-            reconstruct_per_token_j(energy / gens, cfg.block_tokens, p, cfg.tokens) * 1000
+            reconstruct_per_token_j(energy / gens, cfg.block_tokens, p, cfg.tokens) / batch * 1000
         )
         s["dynamic_energy_per_token_mj"] = (
-            reconstruct_per_token_j(dyn / gens, cfg.block_tokens, pd, cfg.tokens) * 1000
+            reconstruct_per_token_j(dyn / gens, cfg.block_tokens, pd, cfg.tokens) / batch * 1000
         )
         s["prefill_energy_j"] = p
         if cfg.block_tokens > 1:
-            s["decode_energy_per_token_mj"] = (energy / gens - p) / (cfg.block_tokens - 1) * 1000
+            s["decode_energy_per_token_mj"] = (energy / gens - p) / (cfg.block_tokens - 1) / batch * 1000
     d = out.direct.get(arm)
     if d and d["tokens"]:
         s["direct_energy_per_token_mj"] = d["energy_j"] / d["tokens"] * 1000

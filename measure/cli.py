@@ -54,6 +54,20 @@ def _precisions(value: str) -> tuple[str, ...]:
     help="Block-phase budget in seconds [default: 300 when --trials is not given].",
 )
 @click.option("--backend", type=click.Choice(["eager", "static"]), default="eager", show_default=True)
+@click.option(
+    "--batch-size",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 4096),
+    help="Prompts of equal length decoded together; energy per generated token = energy / (batch x tokens).",
+)
+@click.option(
+    "--int8-threshold",
+    type=click.FloatRange(0, 1000),
+    help="bitsandbytes llm_int8_threshold for the INT8 arm [default: LLM.int8()'s 6.0]. 0 turns the "
+    "outlier decomposition off: a different INT8 (recorded in the report), the one the static backend "
+    "can capture.",
+)
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the block orders.")
 @click.option(
     "--gpu-arch",
@@ -121,6 +135,8 @@ def run(
     trials,
     duration_s,
     backend,
+    batch_size,
+    int8_threshold,
     seed,
     gpu_arch,
     device,
@@ -155,6 +171,8 @@ def run(
         trials=trials,
         duration_s=duration_s if (duration_s or trials) else 300.0,
         backend=backend,
+        batch_size=batch_size,
+        int8_threshold=int8_threshold,
         seed=seed,
         gpu_arch=gpu_arch,
         device=device,

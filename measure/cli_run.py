@@ -84,6 +84,9 @@ def _summary(console: Console, result) -> None:
             f(r.get("agreement_max_pct")),
         )
     console.print(table)
+    for r in result.rows:
+        if r.get("condition"):
+            console.print(f"condition: {r['condition']}")
     if result.rows and result.rows[0].get("time_split_s"):
         split = ", ".join(f"{k} {v:.0f} s" for k, v in result.rows[0]["time_split_s"].items())
         console.print(f"time: {split}")
@@ -117,6 +120,8 @@ def execute(
     block_rounds: int = 1,
     allocation: str = "even",
     pin_cpu: bool = False,
+    batch_size: int = 1,
+    int8_threshold: float | None = None,
     argv: list[str],
     env: Env | None = None,
     console: Console | None = None,
@@ -135,6 +140,7 @@ def execute(
         window_reps=window_reps,
         block_rounds=block_rounds,
         allocation=allocation,
+        batch_size=batch_size,
     )
     opts = RunOptions(
         model=model,
@@ -146,6 +152,7 @@ def execute(
         out_dir=out_dir,
         sample_rate_hz=sample_rate_hz,
         pin_cpu=pin_cpu,
+        int8_threshold=int8_threshold,
         argv=argv,
         protocol=cfg,
     )

@@ -59,6 +59,9 @@ class ProtocolConfig:
     cooldown_timeout_s: float = 30.0
     cooldown_window_s: float = 0.1
     idle_window_s: float = 5.0
+    # prompts decoded together in every generation (the workload's batch); a window's `tokens` already
+    # count all of them, so per-token energies divide by it only where a per-generation energy is used
+    batch_size: int = 1
 
 
 @dataclass

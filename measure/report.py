@@ -68,7 +68,10 @@ def _trial(r: dict) -> dict:
     return rec
 
 
-def _arm(summary: dict, weight_bytes: int | None, bandwidth_gb_s: float | None) -> dict:
+def _arm(summary: dict, weight_bytes: int | None, bandwidth_gb_s: float | None, batch: int = 1) -> dict:
+    """One arm's block. The roofline bound is batch × bandwidth / weight bytes: each decode step reads
+    the weights once for all batch_size sequences (KV-cache reads are left out, so at large batches and
+    long contexts the bound is optimistic and the achieved fraction a lower bound)."""
     if summary.get("status") == "unavailable" or "block_energy_per_token_mj" not in summary:
         return {
             "energy_per_token_mj": None,
@@ -76,7 +79,7 @@ def _arm(summary: dict, weight_bytes: int | None, bandwidth_gb_s: float | None) 
             "status": "unavailable",
             "reason": summary.get("reason") or "no completed trials",
         }
-    bound = bandwidth_gb_s * 1e9 / weight_bytes if (bandwidth_gb_s and weight_bytes) else None
+    bound = bandwidth_gb_s * 1e9 / weight_bytes * batch if (bandwidth_gb_s and weight_bytes) else None
     tput = summary["throughput_tokens_per_s"]
     failed = summary.get("status") == "failed"
     return {
@@ -130,6 +133,10 @@ def build_report(ctx: dict, out, analysis: dict, precision: str) -> dict:
     ept = e_q / tok_q * 1000 if tok_q else None
     fp16_ept = e_f / tok_f * 1000 if tok_f else None
     base = precision == "FP16"
+    workload = {**ctx["workload"], "precision": precision, "new_tokens": cfg.tokens}
+    if precision == "INT8" and ctx.get("int8_outlier_threshold") is not None:
+        # what "INT8" meant in this run, as loaded: 6.0 is LLM.int8(); 0.0 has no outlier decomposition
+        workload["int8_outlier_threshold"] = ctx["int8_outlier_threshold"]
     results = {
         "energy_per_token_mj": ept,
         "fp16_energy_per_token_mj": None if base else fp16_ept,
@@ -154,12 +161,12 @@ def build_report(ctx: dict, out, analysis: dict, precision: str) -> dict:
     rep = {
         "schema_version": "quantjoule-energy/2.0",
         "benchmark": "quantjoule",
-        "scenario": "SingleStream",
+        "scenario": "SingleStream" if cfg.batch_size == 1 else "Offline",
         "certified_benchmark_result": False,
         "timestamp_utc": ctx["timestamp_utc"],
         "tool": dict(TOOL),
         "system_under_test": sut,
-        "workload": {**ctx["workload"], "precision": precision, "new_tokens": cfg.tokens},
+        "workload": workload,
         "measurement": {
             "method": ctx["method"],
             "sample_rate_hz": int(round(ctx["sample_rate_hz"])),
@@ -213,7 +220,12 @@ def build_report(ctx: dict, out, analysis: dict, precision: str) -> dict:
             "threshold_pct": AGREEMENT_THRESHOLD_PCT,
         },
         "arms": {
-            a: _arm(summaries.get(a, {}), ctx["weight_bytes"].get(a), sut.get("datasheet_bandwidth_gb_s"))
+            a: _arm(
+                summaries.get(a, {}),
+                ctx["weight_bytes"].get(a),
+                sut.get("datasheet_bandwidth_gb_s"),
+                cfg.batch_size,
+            )
             for a in arms_in
             if a in summaries
         },
@@ -229,10 +241,11 @@ def build_report(ctx: dict, out, analysis: dict, precision: str) -> dict:
 def _phases(out, analysis: dict, arms_in: list[str], precision: str) -> dict:
     cfg = out.config
     s = analysis["arms"]
+    per_token = "" if cfg.batch_size == 1 else f"; per generated token E / ({cfg.batch_size} x {cfg.tokens})"
     ph = {
         "method": "difference of two generation lengths: prefill P from bursts of generate(1) before and "
         f"after the blocks, decode d = (E({cfg.block_tokens}) - P) / {cfg.block_tokens - 1}; "
-        f"E({cfg.tokens}) = P + {cfg.tokens - 1} d",
+        f"E({cfg.tokens}) = P + {cfg.tokens - 1} d" + per_token,
         "short_tokens": 1,
         "block_tokens": cfg.block_tokens,
         "tokens": cfg.tokens,

@@ -46,6 +46,9 @@ class RunOptions:
     out_dir: Path = Path(".")
     sample_rate_hz: float = 100.0
     pin_cpu: bool = False  # decode on one CPU, sampler on another core (measure.pinning)
+    # bitsandbytes llm_int8_threshold for the INT8 arm; None = LLM.int8()'s default (6.0). 0.0 drops the
+    # outlier decomposition, which changes what INT8 measures (recorded as workload.int8_outlier_threshold)
+    int8_threshold: float | None = None
     argv: list[str] = field(default_factory=list)
     protocol: ProtocolConfig = field(default_factory=ProtocolConfig)
 
@@ -56,7 +59,7 @@ class Env:
 
     power: object | None
     sampler: object | None
-    workload: Callable | None  # (model_spec, backend, device) -> Workload
+    workload: Callable | None  # (model_spec, backend, device, batch_size=, int8_threshold=) -> Workload
     reason: str | None = None
     device: str = "cuda:0"
     cpus: tuple[int, int] | None = None  # (measuring CPU, sampler CPU) when pinned
@@ -217,8 +220,9 @@ def run(opts: RunOptions, env: Env, progress: Callable[..., None] | None = None)
         pin_current_process(env.cpus[0])
     sampler.start()
     proto = Protocol(opts.protocol, power, sampler, env.clock, env.sleep, progress)
-    workload = env.workload(model_spec(opts), opts.backend, env.device)
-    arms, weight_bytes, params = {}, {}, {}
+    workload = env.workload(model_spec(opts), opts.backend, env.device,
+                            batch_size=opts.protocol.batch_size, int8_threshold=opts.int8_threshold)
+    arms, weight_bytes, params, int8_threshold = {}, {}, {}, None
     quality: dict[str, dict] = {}
     try:
         out.idle_power_bare_w = proto.measure_bare_idle(3.0)
@@ -236,6 +240,8 @@ def run(opts: RunOptions, env: Env, progress: Callable[..., None] | None = None)
             arms[name] = arm
             weight_bytes[name] = int(arm.weight_bytes)
             params[name] = float(arm.params_b)
+            if name == "INT8" and hasattr(arm, "int8_thresholds"):  # as loaded, not as asked
+                int8_threshold = _one_threshold(arm.int8_thresholds())
             progress("loaded", arm=name)
         out.time_split_s["load"] = env.clock() - t
         proto.run(arms, out)
@@ -250,7 +256,14 @@ def run(opts: RunOptions, env: Env, progress: Callable[..., None] | None = None)
         quality = _quality(arms, workload)
         out.time_split_s["quality"] = env.clock() - t
     wl_info = workload.info() if hasattr(workload, "info") else {}
+    if int8_threshold is not None:
+        wl_info["int8_outlier_threshold"] = int8_threshold
     return _finish(opts, env, info, arch, how, out, sampler, weight_bytes, params, quality, warnings, wl_info)
+
+
+def _one_threshold(thresholds: list[float]) -> float | None:
+    """The INT8 arm's outlier threshold; None when it has no int8 layer or (never seen) several values."""
+    return thresholds[0] if len(thresholds) == 1 else None
 
 
 def _quality(arms: dict, workload) -> dict:
@@ -284,7 +297,7 @@ def _quality(arms: dict, workload) -> dict:
     return out
 
 
-def _note(out: Outcome, prec: str, source: str) -> str:
+def _note(out: Outcome, prec: str, source: str, int8_threshold: float | None = None) -> str:
     parts = []
     if source == "simulated":
         parts.append("simulated power source (tests/demo): not a measurement")
@@ -306,6 +319,11 @@ def _note(out: Outcome, prec: str, source: str) -> str:
         parts.append(f"{prec} arm failed: {out.failed[prec]}")
     if "FP16" in out.failed and prec != "FP16":
         parts.append(f"FP16 baseline failed: {out.failed['FP16']}")
+    if prec == "INT8" and int8_threshold == 0.0:
+        parts.append(
+            "INT8 with llm_int8_threshold=0: bitsandbytes' vector-wise int8 matmul with no outlier "
+            "decomposition, not LLM.int8() (no FP16 outlier columns; needed for CUDA-graph capture)"
+        )
     cfg = out.config
     parts.append(
         f"results and statistics: energy per generated token of {cfg.block_tokens}-token greedy generations "
@@ -372,7 +390,7 @@ def _context(opts, env, info, arch, how, out, sampler, weight_bytes, params, qua
             "model_id": mid,
             "model_revision": None,
             "params_b": round(params_b, 4) if params_b else None,
-            "batch_size": 1,
+            "batch_size": out.config.batch_size,
             "weights": weights,
             "backend": opts.backend,
             "prompt_tokens": None,
@@ -395,6 +413,8 @@ def _context(opts, env, info, arch, how, out, sampler, weight_bytes, params, qua
         "provenance": provenance(__version__, opts.argv),
     }
     ctx["workload"].update({k: v for k, v in wl_info.items() if k in ("model_revision", "prompt_tokens")})
+    if "int8_outlier_threshold" in wl_info:  # absent in records made before it was recorded
+        ctx["int8_outlier_threshold"] = wl_info["int8_outlier_threshold"]
     return ctx
 
 
@@ -433,13 +453,25 @@ def _warnings(record: dict, out: Outcome, analysis: dict) -> list[str]:
     return warnings
 
 
+def condition_text(report: dict) -> str:
+    """The measured condition in one line, from the fields that carry it (what the grader compares)."""
+    wl, sut = report["workload"], report["system_under_test"]
+    text = (
+        f"{sut.get('gpu_arch')} {wl['precision']}, {wl['backend']} backend, batch {wl['batch_size']}, "
+        f"{report['measurement']['tokens_per_run']}-token generations"
+    )
+    if "int8_outlier_threshold" in wl:
+        text += f", llm_int8_threshold {wl['int8_outlier_threshold']:g}"
+    return text
+
+
 def reports_from_record(record: dict, out_dir: Path, warnings: list[str] | None = None) -> RunResult:
     """Replay the record and write one report per precision: what `run` and `replay` both end with."""
     out = raw.replay(record)
     ctx = dict(record["context"])
     source = ctx["measurement_source"]
     warnings = [*(warnings or []), *_warnings(record, out, analyse(out))]
-    ctx["notes"] = {p: _note(out, p, source) for p in out.arms}
+    ctx["notes"] = {p: _note(out, p, source, ctx.get("int8_outlier_threshold")) for p in out.arms}
     precisions = list(record["options"]["precisions"]) or ["FP16"]
     paths, rows = [], []
     for prec, path in _out_paths(out_dir, precisions).items():
@@ -460,6 +492,7 @@ def reports_from_record(record: dict, out_dir: Path, warnings: list[str] | None 
                 "agreement_max_pct": rep["agreement"]["counter_vs_trace_max_pct"],
                 "time_split_s": out.time_split_s,
                 "note": rep["results"]["note"],
+                "condition": condition_text(rep),
             }
         )
     partial = out.interrupted or bool(out.failed) or out.power_error is not None

@@ -6,13 +6,14 @@ logits → EOS ban → argmax → feed back) is captured once with ``torch.cuda.
 token with no Python work in between. (``torch.compile(mode="reduce-overhead")`` on ``generate`` failed on
 an H200 with "accessing tensor output of CUDAGraphs that has been overwritten", hence the hand capture.)
 
-Fixed buffers, per generation length ``n`` (capacity = prompt + n, so attention spans what eager spans):
+Fixed buffers, per generation length ``n`` and batch ``B`` (the prompt's rows, all of one length, so
+every row sits at the same position; capacity = prompt + n, so attention spans what eager spans):
 - ``cache``: transformers' ``StaticCache``; its layers advance their own device-side length counter in
   place, so a replay needs no host-side position;
-- ``ids`` (1, 1): the token fed to the step; ``pos`` (1, 1): its position id;
-- ``step_mask`` (1, 1, 1, capacity): boolean 4-D attention mask passed as-is to the model (transformers
+- ``ids`` (B, 1): the tokens fed to the step; ``pos`` (B, 1): their position id;
+- ``step_mask`` (B, 1, 1, capacity): boolean 4-D attention mask passed as-is to the model (transformers
   returns a 4-D mask unchanged), opened one column per step inside the graph;
-- ``out`` (1, n): the generated tokens, written in the graph at ``step`` (a device counter).
+- ``out`` (B, n): the generated tokens, written in the graph at ``step`` (a device counter).
 
 Prefill (prompt → first token, with the length counters and masks reset) is captured as a second graph,
 so a whole generation is ``prefill.replay()`` then ``n - 1`` × ``step.replay()``.
@@ -29,14 +30,14 @@ over a fixed-length masked one, so logits can differ in the last float16 bit and
 two tied logits can go either way; from there the two sequences part. Tests require equality or a
 parting at a float16 tie.
 
-Capture fails where a kernel needs the host mid-step, and is then reported as ``StaticCaptureFailed``
-with the underlying message. LLM.int8() is expected to fail: with its default outlier threshold (6.0)
-bitsandbytes 0.50.2 quantizes activations with ``if outliers.any():`` and
-``torch.argwhere(outliers.any(dim=0))`` (``backends/cuda/ops.py``): a device→host sync and a
-data-dependent shape, which stream capture refuses; even if captured, the graph would freeze one step's
-outlier columns, which would no longer be LLM.int8(). NF4 (``gemv_4bit`` for batch 1) has no such step.
-Both expectations come from reading the source; the H200 smoke run (benchmarks/gpu_smoke_workload.py)
-is what settles them.
+Capture fails where a kernel needs the host mid-step; the warmup runs prefill and one decode step under
+``measure.capture_audit`` first, so a refusal is reported as ``StaticCaptureFailed`` with CUDA's message
+and the operations that needed the host. LLM.int8() at its default outlier threshold (6.0) is one: its
+activation quantization finds outlier columns with a host sync and a data-dependent size (see
+``measure/README.md``, "INT8 under CUDA graphs"), and a graph would in any case freeze one step's outlier
+columns, which would no longer be LLM.int8(). With ``llm_int8_threshold=0`` (``--int8-threshold 0``)
+bitsandbytes skips the outlier split entirely and the INT8 step is fixed-shape kernels on the current
+stream (a different INT8, recorded in the report). NF4 (``gemv_4bit`` at batch 1) has no such step.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ from __future__ import annotations
 import contextlib
 
 import torch
+
+from measure.capture_audit import audit
 
 
 class StaticCaptureFailed(RuntimeError):
@@ -57,7 +60,7 @@ class _Plan:
         from transformers import StaticCache
 
         device = prompt_ids.device
-        prompt_len = prompt_ids.shape[1]
+        batch, prompt_len = prompt_ids.shape
         capacity = prompt_len + new_tokens
         self.model = model
         self.new_tokens = new_tokens
@@ -65,15 +68,18 @@ class _Plan:
         self.cache = StaticCache(config=model.config, max_cache_len=capacity)
         self.prefill_pos = torch.arange(prompt_len, device=device).unsqueeze(0)
         causal = torch.ones(prompt_len, capacity, dtype=torch.bool, device=device).tril()
-        self.prefill_mask = causal.view(1, 1, prompt_len, capacity)
-        self.step_mask = torch.zeros(1, 1, 1, capacity, dtype=torch.bool, device=device)
-        self.ids = torch.zeros(1, 1, dtype=torch.long, device=device)
-        self.pos = torch.zeros(1, 1, dtype=torch.long, device=device)
+        self.prefill_pos = self.prefill_pos.expand(batch, prompt_len).contiguous()
+        self.prefill_mask = causal.view(1, 1, prompt_len, capacity).expand(batch, 1, prompt_len, capacity)
+        self.prefill_mask = self.prefill_mask.contiguous()
+        self.step_mask = torch.zeros(batch, 1, 1, capacity, dtype=torch.bool, device=device)
+        self.ids = torch.zeros(batch, 1, dtype=torch.long, device=device)
+        self.pos = torch.zeros(batch, 1, dtype=torch.long, device=device)
         self.step = torch.zeros(1, dtype=torch.long, device=device)
-        self.out = torch.zeros(1, new_tokens, dtype=torch.long, device=device)
+        self.out = torch.zeros(batch, new_tokens, dtype=torch.long, device=device)
         self.eos = torch.tensor(sorted(set(eos_ids)), dtype=torch.long, device=device)
         self.prompt_len = prompt_len
         self.graphs: tuple | None = None
+        self.host_needs: list[str] = []  # what the uncaptured warmup saw needing the host (capture_audit)
 
     def _pick(self, logits: torch.Tensor) -> torch.Tensor:
         last = logits[:, -1, :]
@@ -97,7 +103,7 @@ class _Plan:
         self.out[:, :1].copy_(token)
 
     def decode_step(self) -> None:
-        self.step_mask.index_fill_(-1, self.pos.view(-1), True)
+        self.step_mask.index_fill_(-1, self.pos[0], True)  # every row is at the same position
         out = self.model(input_ids=self.ids, position_ids=self.pos, attention_mask=self.step_mask,
                          past_key_values=self.cache, use_cache=True, logits_to_keep=1)
         token = self._pick(out.logits)
@@ -112,9 +118,12 @@ class _Plan:
         Never more steps than the plan holds: a step past ``new_tokens`` would index past ``out`` and the
         cache (on CUDA a device-side assert that poisons the context), so n = 1 warms the prefill only.
         """
-        self.prefill()
-        for _ in range(min(2, self.new_tokens - 1)):
-            self.decode_step()
+        self.host_needs = audit(self.prefill)
+        for k in range(min(2, self.new_tokens - 1)):
+            if k == 0:
+                self.host_needs += [f for f in audit(self.decode_step) if f not in self.host_needs]
+            else:
+                self.decode_step()
 
     def capture(self) -> None:
         """Warm up on a side stream, then capture prefill and (for n > 1) one decode step (CUDA only)."""
@@ -139,7 +148,8 @@ class _Plan:
             with contextlib.suppress(Exception):
                 torch.cuda.synchronize()
             first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise StaticCaptureFailed(f"{type(exc).__name__}: {first_line}") from exc
+            why = f"; the step needs the host: {'; '.join(self.host_needs)}" if self.host_needs else ""
+            raise StaticCaptureFailed(f"{type(exc).__name__}: {first_line}{why}") from exc
         self.graphs = (g_prefill, g_step)
 
     def run(self) -> None:
@@ -189,6 +199,11 @@ class StaticDecoder:
                 plan.warmup()
         self._plans[new_tokens] = plan
 
+    def host_needs(self, new_tokens: int) -> list[str]:
+        """What the warmup of this length's plan saw needing the host (empty: capturable as far as seen)."""
+        self.prepare(new_tokens)
+        return list(self._plans[new_tokens].host_needs)
+
     def generate(self, new_tokens: int) -> int:
         self.prepare(new_tokens)
         plan = self._plans[new_tokens]
@@ -199,8 +214,8 @@ class StaticDecoder:
         self._last = plan
         return new_tokens
 
-    def last_token_ids(self) -> list[int]:
-        return [] if self._last is None else self._last.out[0].tolist()
+    def last_token_ids(self, row: int = 0) -> list[int]:
+        return [] if self._last is None else self._last.out[row].tolist()
 
     def release(self) -> None:
         self._plans.clear()

@@ -6,9 +6,10 @@ This is the only module of ``measure`` that imports torch, transformers, bitsand
 
 Interface (what the protocol codes against)::
 
-    wl = Workload(model_spec, backend="eager", device="cuda", seed=0, prompt_tokens=16, cache_dir=None)
+    wl = Workload(model_spec, backend="eager", device="cuda", seed=0, prompt_tokens=16, cache_dir=None,
+                  batch_size=1, int8_threshold=None)
     arm = wl.load("NF4")        # -> Arm; several arms stay resident
-    arm.generate(256)           # -> 256: exactly that many new tokens, batch 1, greedy, synchronised
+    arm.generate(256)           # -> 256 × batch_size: 256 new tokens per prompt, greedy, synchronised
     arm.precision, arm.dtype, arm.params_b, arm.weight_bytes
     arm.perplexity()            # -> (ppl | None, reason)
     wl.unload(arm); wl.info()   # -> dict for the report's workload/software blocks
@@ -19,16 +20,20 @@ pins a revision. The constructor only stores its arguments.
 
 Precisions: FP16 = float16 weights; NF4 = ``BitsAndBytesConfig(load_in_4bit=True,
 bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=float16)``; INT8 = LLM.int8() (``load_in_8bit=True``,
-default outlier threshold 6.0). Every arm is loaded from the same source (a synthetic model's saved
-directory, or the same id and revision), so the arms share one set of weights. On a CPU without float16
+default outlier threshold 6.0; ``int8_threshold`` sets ``llm_int8_threshold``, and 0.0 turns the outlier
+decomposition off, which makes the INT8 decode step capturable: see ``measure.static_backend``). Every
+arm is loaded from the same source (a synthetic model's saved directory, or the same id and revision), so
+the arms share one set of weights. On a CPU without float16
 kernels the FP16 arm falls back to float32, and ``Arm.dtype`` says which was used.
 
-Decoding: the prompt is fixed at load (``prompt_tokens`` ids: the start of the vendored text when the
-model has a tokenizer, else seeded random ids). ``generate(n)`` forces exactly n new tokens by banning
-EOS for the whole generation (``min_new_tokens = max_new_tokens = n``; random-init models otherwise stop
-at random), with a fresh greedy ``GenerationConfig`` so no repetition penalty or sampling default of a
-hub config applies. Backends: ``eager`` = plain ``model.generate`` (dynamic cache; what the reference
-curves used); ``static`` = ``measure.static_backend`` (StaticCache, CUDA-graph replay on CUDA).
+Decoding: the prompts are fixed at load: ``batch_size`` prompts of ``prompt_tokens`` ids each, equal
+length so no padding enters the batch (consecutive slices of the vendored text when the model has a
+tokenizer, else seeded random ids); batch 1 is the first slice, as before batches existed.
+``generate(n)`` forces exactly n new tokens by banning EOS for the whole generation
+(``min_new_tokens = max_new_tokens = n``; random-init models otherwise stop at random), with a fresh
+greedy ``GenerationConfig`` so no repetition penalty or sampling default of a hub config applies.
+Backends: ``eager`` = plain ``model.generate`` (dynamic cache; what the reference curves used);
+``static`` = ``measure.static_backend`` (StaticCache, CUDA-graph replay on CUDA).
 
 ``params_b`` is counted from the loaded model: bitsandbytes packs two 4-bit weights per uint8 element,
 halving ``numel()``, so a ``Params4bit`` is counted by the original shape kept in its ``quant_state``;
@@ -169,9 +174,12 @@ class Workload:
     """One model on one device; loads arms on request (constructor does no work)."""
 
     def __init__(self, model_spec: ModelSpec | str, backend: str = "eager", device: str = "cuda",
-                 seed: int = 0, prompt_tokens: int = 16, cache_dir: str | Path | None = None):
+                 seed: int = 0, prompt_tokens: int = 16, cache_dir: str | Path | None = None,
+                 batch_size: int = 1, int8_threshold: float | None = None):
         self.spec = ModelSpec.parse(model_spec)
         self.backend = backend
+        self.batch_size = batch_size
+        self.int8_threshold = int8_threshold  # None: bitsandbytes' LLM.int8() default (6.0)
         self.device = device
         self.seed = seed
         self.prompt_tokens = prompt_tokens
@@ -207,6 +215,7 @@ class Workload:
             "device": self.device,
             "seed": self.seed,
             "prompt_tokens": self.prompt_tokens,
+            "batch_size": self.batch_size,
             "decoding": "greedy",
             "versions": versions,
             "torch_cuda": torch_cuda,
@@ -221,6 +230,14 @@ class Workload:
         if not isinstance(self.prompt_tokens, int) or self.prompt_tokens < 1:
             raise BadArgument(f"prompt_tokens must be a positive integer, got {self.prompt_tokens!r}",
                               hint="use --prompt-tokens 16 (the default)")
+        if isinstance(self.batch_size, bool) or not isinstance(self.batch_size, int) or self.batch_size < 1:
+            raise BadArgument(f"batch_size must be a positive integer, got {self.batch_size!r}",
+                              hint="use --batch-size 1 (the default)")
+        t = self.int8_threshold
+        if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or not t >= 0.0
+                              or t == float("inf")):
+            raise BadArgument(f"int8_threshold must be a finite number >= 0, got {t!r}",
+                              hint="leave it unset for LLM.int8() (6.0), or 0 for no outlier decomposition")
 
     def _device_str(self, torch) -> str:
         dev = torch.device(self.device)
@@ -266,8 +283,11 @@ class Workload:
             if precision == "NF4":
                 kwargs["quantization_config"] = transformers.BitsAndBytesConfig(
                     load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=torch.float16)
-            else:
+            elif self.int8_threshold is None:
                 kwargs["quantization_config"] = transformers.BitsAndBytesConfig(load_in_8bit=True)
+            else:
+                kwargs["quantization_config"] = transformers.BitsAndBytesConfig(
+                    load_in_8bit=True, llm_int8_threshold=float(self.int8_threshold))
         if self.spec.revision and not self.spec.synthetic:
             kwargs["revision"] = self.spec.revision
         model = transformers.AutoModelForCausalLM.from_pretrained(self.source(), **kwargs)
@@ -356,8 +376,9 @@ class Arm:
         self.params_b = self.params / 1e9
         self.weight_bytes = _weight_bytes(model)
         self._eos_ids = _eos_ids(model)
+        self.batch_size = workload.batch_size
         self._prompt = _prompt_ids(torch, tokenizer, model, workload.prompt_tokens, workload.seed,
-                                   self._eos_ids).to(model.device)
+                                   self._eos_ids, workload.batch_size).to(model.device)
         self._attention = torch.ones_like(self._prompt)
         pad = tokenizer.pad_token_id if tokenizer is not None else None
         from transformers import GenerationConfig
@@ -400,7 +421,8 @@ class Arm:
                 raise StaticBackendUnavailable(f"{self.precision}: {_first_line(exc)}") from exc
 
     def generate(self, new_tokens: int) -> int:
-        """Greedy-decode exactly NEW_TOKENS tokens after the fixed prompt; returns the count, synchronised."""
+        """Greedy-decode exactly NEW_TOKENS tokens after each fixed prompt, all prompts together; returns
+        the tokens generated (NEW_TOKENS × batch size), synchronised."""
         if not isinstance(new_tokens, int) or isinstance(new_tokens, bool) or new_tokens < 1:
             raise BadArgument(f"new_tokens must be a positive integer, got {new_tokens!r}",
                               hint="use --tokens 256")
@@ -417,7 +439,7 @@ class Arm:
             raise GenerationFailed(f"{self.precision}: generation failed: {_first_line(exc)}") from exc
         if count != new_tokens:
             raise GenerationFailed(f"{self.precision}: asked for {new_tokens} tokens, got {count}")
-        return count
+        return count * self.batch_size
 
     def _eager(self, new_tokens: int) -> int:
         torch = self._torch
@@ -429,16 +451,21 @@ class Arm:
         self._last = out
         return out.shape[1] - self._prompt.shape[1]
 
-    def last_token_ids(self) -> list[int]:
-        """The tokens of the last generate() (copied to the host on request only)."""
+    def last_token_ids(self, row: int = 0) -> list[int]:
+        """The tokens of the last generate() for prompt ROW (copied to the host on request only)."""
         if self._decoder is not None:
-            return self._decoder.last_token_ids()
-        return [] if self._last is None else self._last[0, self._prompt.shape[1]:].tolist()
+            return self._decoder.last_token_ids(row)
+        return [] if self._last is None else self._last[row, self._prompt.shape[1]:].tolist()
 
-    def eager_token_ids(self, new_tokens: int) -> list[int]:
+    def eager_token_ids(self, new_tokens: int, row: int = 0) -> list[int]:
         """Tokens of a plain `generate` of NEW_TOKENS, whatever the backend: the reference for static."""
         self._eager(new_tokens)
-        return self._last[0, self._prompt.shape[1]:].tolist()
+        return self._last[row, self._prompt.shape[1]:].tolist()
+
+    def int8_thresholds(self) -> list[float]:
+        """The outlier threshold of every LLM.int8() layer as loaded (empty for FP16 and NF4)."""
+        return sorted({float(m.state.threshold) for m in self._model.modules()
+                       if type(m).__name__ == "Linear8bitLt"})
 
     def perplexity(self, text: str | None = None) -> tuple[float | None, str]:
         """Teacher-forced perplexity on the vendored text (or TEXT), fixed windows; (None, reason) if not."""
@@ -486,15 +513,17 @@ def _eos_ids(model) -> list[int]:
     return sorted({int(e) for e in (eos if isinstance(eos, (list, tuple)) else [eos])})
 
 
-def _prompt_ids(torch, tokenizer, model, prompt_tokens: int, seed: int, eos_ids: list[int]):
-    """The fixed prompt: the vendored text's first tokens, or seeded random ids (EOS avoided)."""
+def _prompt_ids(torch, tokenizer, model, prompt_tokens: int, seed: int, eos_ids: list[int],
+                batch_size: int = 1):
+    """The fixed prompts, (batch_size, prompt_tokens): consecutive slices of the vendored text, or seeded
+    random ids (EOS avoided). Row 0 is the batch-1 prompt, so a batch extends it and never changes it."""
     if tokenizer is not None:
         ids = tokenizer(QUALITY_TEXT.read_text(encoding="utf-8"), return_tensors="pt").input_ids[0]
-        if len(ids) >= prompt_tokens:
-            return ids[:prompt_tokens].unsqueeze(0)
+        if len(ids) >= prompt_tokens * batch_size:
+            return ids[: prompt_tokens * batch_size].view(batch_size, prompt_tokens)
     vocab = model.get_input_embeddings().weight.shape[0]
     gen = torch.Generator().manual_seed(seed)
-    ids = torch.randint(0, vocab, (1, prompt_tokens), generator=gen)
+    ids = torch.randint(0, vocab, (batch_size, prompt_tokens), generator=gen)
     for eos in eos_ids:
         ids[ids == eos] = (eos + 1) % vocab
     return ids

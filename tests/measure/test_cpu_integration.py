@@ -33,7 +33,7 @@ def run_dir(tmp_path_factory):
     env = Env(
         src,
         ProcessSampler(functools.partial(open_fake, TRACE, epoch), 100.0),
-        lambda spec, backend, dev: Workload(spec, backend, dev, cache_dir=cache),
+        lambda spec, backend, dev, **k: Workload(spec, backend, dev, cache_dir=cache, **k),
         device="cpu",
     )
     buf = io.StringIO()

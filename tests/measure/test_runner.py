@@ -19,7 +19,7 @@ def _env(clock, workload, name="NVIDIA H200"):
     return Env(
         src,
         ClockedSampler(src, clock),
-        lambda *a: workload,
+        lambda *a, **k: workload,
         clock=clock,
         sleep=clock.sleep,
         now_utc=lambda: datetime(2026, 12, 2, 13, 0, tzinfo=timezone.utc),
