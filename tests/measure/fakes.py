@@ -97,10 +97,12 @@ class FakeArm:
         interrupt_after: int | None = None,
         exc: BaseException | None = None,
         noise: tuple[random.Random, float] | None = None,
+        batch: int = 1,
     ):
         self.clock, self.step_s, self.prefill_s, self.drift = clock, step_s, prefill_s, drift
         self.noise = noise  # (rng, sd): each generation's time times a random 1 + N(0, sd)
         self.params_b, self.weight_bytes = params_b, weight_bytes
+        self.batch = batch  # prompts decoded together: a generation of n tokens yields batch * n
         self.calls = 0
         self.fail_after, self.interrupt_after = fail_after, interrupt_after
         self.exc = exc or RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB")
@@ -120,7 +122,7 @@ class FakeArm:
             rng, sd = self.noise
             duration *= max(0.2, 1.0 + rng.gauss(0.0, sd))
         self.clock.sleep(duration)
-        return n
+        return n * self.batch
 
     def perplexity(self):
         return None, "random-init weights"

@@ -130,3 +130,56 @@ def test_reports_carry_the_real_loaded_model(run_dir):
     assert max(rep["phases"]["counter_vs_trace_per_block_pct"]) < 5.0
     assert rep["agreement"]["counter_vs_trace_median_pct"] < 2.0
     assert "direct_check" in rep["phases"]
+
+
+@pytest.fixture(scope="module")
+def static_batch_dir(tmp_path_factory):
+    """The static backend at batch 2 with the capturable INT8 (no outlier decomposition), real stack."""
+    from measure.workload import Workload
+
+    out = tmp_path_factory.mktemp("static-batch")
+    cache = tmp_path_factory.mktemp("cache")
+    epoch = time.monotonic()
+    src = FakePowerSource(TRACE, epoch_s=epoch, name="NVIDIA H200")
+    env = Env(
+        src,
+        ProcessSampler(functools.partial(open_fake, TRACE, epoch), 100.0),
+        lambda spec, backend, dev, **k: Workload(spec, backend, dev, cache_dir=cache, **k),
+        device="cpu",
+    )
+    buf = io.StringIO()
+    code = execute(
+        model=None, synthetic="tiny-llama", precisions=("NF4", "INT8"), tokens=12, block_tokens=12,
+        trials=2, duration_s=None, backend="static", seed=0, gpu_arch=None, device=0, sample_rate_hz=100.0,
+        warmup=1, direct_check=0, out_dir=out, argv=["run"], env=env, window_reps=2, batch_size=2,
+        int8_threshold=0.0, console=Console(file=buf, width=200),
+    )
+    return out, code, buf.getvalue()
+
+
+def test_static_batched_run_with_threshold_0_int8(static_batch_dir):
+    out, code, text = static_batch_dir
+    assert code == 0, text
+    want = "condition: hopper INT8, static backend, batch 2, 12-token generations, llm_int8_threshold 0"
+    assert want in text
+    files = [str(out / "energy-nf4.json"), str(out / "energy-int8.json")]
+    result = CliRunner().invoke(main, ["check", "--json", *files])
+    assert result.exit_code == 0, result.output
+    nf4 = json.loads((out / "energy-nf4.json").read_text())
+    int8 = json.loads((out / "energy-int8.json").read_text())
+    for rep in (nf4, int8):
+        assert rep["workload"]["batch_size"] == 2 and rep["workload"]["backend"] == "static"
+        assert rep["scenario"] == "Offline" and rep["statistics"]["n_pairs"] == 2
+        # two prompts x 12 tokens x 2 generations per window x 2 windows per arm and block
+        assert {t["tokens"] for t in rep["trials"]} == {2 * 12 * 2 * 2}
+    assert int8["workload"]["int8_outlier_threshold"] == 0.0  # read from the loaded layers
+    assert "not LLM.int8()" in int8["results"]["note"]
+    assert "int8_outlier_threshold" not in nf4["workload"]
+
+
+def test_default_int8_is_recorded_as_llm_int8(run_dir):
+    out, _, text = run_dir
+    rep = json.loads((out / "energy-int8.json").read_text())
+    assert rep["workload"]["int8_outlier_threshold"] == 6.0 and rep["workload"]["batch_size"] == 1
+    assert rep["scenario"] == "SingleStream" and "not LLM.int8()" not in rep["results"]["note"]
+    assert "condition: hopper INT8, eager backend, batch 1, 6-token generations, llm_int8_threshold 6" in text
