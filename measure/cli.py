@@ -1,4 +1,4 @@
-"""Command-line entry for `python -m measure`: run, env, submit (and check, registered from check.py)."""
+"""Command-line entry for `python -m measure`: run, sweep, replay, env, submit (and check, from check.py)."""
 
 from __future__ import annotations
 
@@ -188,6 +188,74 @@ def run(
         argv=sys.argv[2:],
     )
     sys.exit(code)
+
+
+def _csv(value: str | None) -> list[str]:
+    return [v.strip() for v in (value or "").split(",") if v.strip()]
+
+
+@main.command(context_settings={"ignore_unknown_options": True})
+@click.option("--synthetic", "synthetic_sizes", help="Sizes: synthetic model names, comma-separated.")
+@click.option("--model", "model_ids", help="Sizes: Hugging Face ids or local paths, comma-separated.")
+@click.option(
+    "--precisions",
+    multiple=True,
+    default=("nf4,int8",),
+    show_default=True,
+    help="A precision group per cell (repeat for several): nf4, int8, or nf4,int8 for one run of both.",
+)
+@click.option("--backends", default="eager", show_default=True, help="eager, static or eager,static.")
+@click.option("--batch-sizes", default="1", show_default=True, help="Comma-separated, e.g. 1,8,32.")
+@click.option("--cell-duration", "duration_s", type=click.FloatRange(1, 36000), help="Each run's --duration.")
+@click.option("--trials", type=click.IntRange(1, 5000), help="--trials of each run (instead of a duration).")
+@click.option(
+    "--cell-need-s",
+    type=click.FloatRange(1, 86400),
+    help="Seconds one cell is given [default: --cell-duration + --overhead-s].",
+)
+@click.option(
+    "--overhead-s",
+    default=60.0,
+    show_default=True,
+    type=click.FloatRange(0, 3600),
+    help="A run's time beyond its blocks (load, warmup, idle, prefill, quality).",
+)
+@click.option("--budget", "budget_s", default=3600.0, show_default=True, type=click.FloatRange(1, 10**6))
+@click.option("--seed", default=0, show_default=True, type=int, help="Base of the cells' own seeds.")
+@click.option("--root", default="sweep", show_default=True, type=click.Path(file_okay=False))
+@click.option("--dry-run", is_flag=True, help="Print the plan (done, to run, later) and run nothing.")
+@click.argument("run_args", nargs=-1, type=click.UNPROCESSED)
+def sweep(synthetic_sizes, model_ids, precisions, backends, batch_sizes, duration_s, trials, cell_need_s,
+          overhead_s, budget_s, seed, root, dry_run, run_args) -> None:
+    """Measure a grid (sizes x precisions x backends x batch sizes), one `measure run` and one raw record
+    per cell under --root, within --budget seconds; run it again to resume. Arguments after `--` go to
+    every `measure run` (e.g. -- --block-tokens 256 --tokens 256)."""
+    from measure import sweep as plan
+    from measure.cli_sweep import execute
+
+    if bool(synthetic_sizes) == bool(model_ids):
+        raise click.UsageError("QJ419: pass exactly one of --synthetic or --model")
+    try:
+        if synthetic_sizes:
+            from measure.synthetic import UnknownSyntheticModel, get_spec
+
+            try:
+                sizes = [get_spec(name).name for name in _csv(synthetic_sizes)]
+            except UnknownSyntheticModel as exc:
+                raise plan.GridError(str(exc)) from exc
+        else:
+            sizes = _csv(model_ids)
+        try:
+            batches = [int(b) for b in _csv(batch_sizes)]
+        except ValueError as exc:
+            raise plan.GridError(f"batch sizes must be integers: {batch_sizes!r}") from exc
+        cells = plan.grid(sizes, precisions, _csv(backends), batches, synthetic=bool(synthetic_sizes),
+                          duration_s=duration_s, trials=trials, overhead_s=overhead_s, need_s=cell_need_s,
+                          seed=seed, run_args=run_args)
+    except plan.GridError as exc:
+        click.echo(f"{MeasureError('QJ419', str(exc))}", err=True)
+        sys.exit(2)
+    sys.exit(execute(cells, Path(root), budget_s, dry_run=dry_run))
 
 
 @main.command()

@@ -116,6 +116,20 @@ _CODES = (
         "The reports were still computed from the samples in memory; free disk space or fix permissions "
         "in --out to keep the raw record next time.",
     ),
+    Code(
+        "QJ419",
+        "error",
+        "sweep grid cannot be planned",
+        "Check the grid options (`python -m measure sweep --help`): known sizes, nf4/int8 groups, eager or "
+        "static, positive batch sizes, and exactly one of --cell-duration or --trials.",
+    ),
+    Code(
+        "QJ420",
+        "warning",
+        "sweep cells not measured yet",
+        "The budget ran out, a cell was interrupted or its run did not finish; run the same sweep again: "
+        "done cells are kept and only the others run.",
+    ),
 )
 
 
