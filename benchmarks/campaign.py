@@ -2,13 +2,15 @@
 
     python benchmarks/campaign.py measurements/hopper-campaign/campaign.json --budget-s 560 --out $OUT
 
-A cell is done when its folder holds `energy-raw.json.gz`; a device call runs the undone cells in
-manifest order, each only while its `need_s` still fits the budget, so the call ends with whole runs
-and the next call (on a checkout holding the committed results) resumes where this one stopped.
-Each finished cell is packed into OUT/<cell>.tar at once (what a cut-short call leaves still comes
-back). Beside the reports the cell keeps what may confound them: the host CPU, the card's power
-limit, persistence mode and clocks before and after, and its clocks once a second during the run
-(read with nvidia-smi; nothing is ever set).
+A manifest names its cells one by one (id, synthetic model, protocol, seed, need_s); everything else is
+`measure sweep`'s executor (measure/sweep_run.py), so the rules are the sweep's: a cell is done when its
+folder holds `energy-raw.json.gz`, a device call runs the undone cells in manifest order, each only
+while its `need_s` still fits the budget, and a run is renamed into its folder only once its record
+shows a finished protocol (a cut-short one stays `<id>.incomplete` and runs again next call). Each cell
+is packed into OUT/<cell>.tar as soon as it ends (OUT/<cell>.incomplete.tar for one that did not
+finish), so what a cut-short call leaves still comes back. Beside the reports the cell keeps what may
+confound them: the host CPU, the card's power limit, persistence mode and clocks before and after, and
+its clocks once a second during the run (read with nvidia-smi; nothing is ever set).
 """
 
 from __future__ import annotations
@@ -20,22 +22,24 @@ import os
 import subprocess
 import sys
 import tarfile
-import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from measure.sweep import Cell, plan  # noqa: E402
+from measure.sweep_run import Hooks, sweep  # noqa: E402
+
 QUERY = "timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_event_reasons.active"
+SMI_GPU = "name,pci.bus_id,persistence_mode,power.limit,driver_version"
 
 
-def undone(manifest: dict, root: Path) -> list[dict]:
-    """Cells whose folder has no raw record yet, in manifest order."""
-    return [c for c in manifest["cells"] if not (root / c["id"] / "energy-raw.json.gz").exists()]
-
-
-def command(manifest: dict, cell: dict, out_dir: Path) -> list[str]:
-    """The `measure run` command line of one cell."""
-    args = [*manifest["common_args"], *manifest["protocols"][cell["protocol"]]]
-    return [sys.executable, "-m", "measure", "run", "--synthetic", cell["synthetic"],
-            "--seed", str(cell["seed"]), *args, "--out", str(out_dir)]
+def cells(manifest: dict) -> list[Cell]:
+    """The manifest's cells as sweep cells: `measure run` arguments and the time each needs."""
+    return [
+        Cell(c["id"], ("--synthetic", c["synthetic"], "--seed", str(c["seed"]), *manifest["common_args"],
+                       *manifest["protocols"][c["protocol"]]), float(c["need_s"]))
+        for c in manifest["cells"]
+    ]
 
 
 def _capture(argv: list[str]) -> str:
@@ -52,41 +56,56 @@ def context(path: Path) -> None:
         "$ nproc", _capture(["nproc"]),
         "$ nvidia-smi -q -d POWER,CLOCK,PERFORMANCE",
         _capture(["nvidia-smi", "-q", "-d", "POWER,CLOCK,PERFORMANCE"]),
-        "$ nvidia-smi --query-gpu=name,pci.bus_id,persistence_mode,power.limit,driver_version --format=csv",
-        _capture(["nvidia-smi", "--query-gpu=name,pci.bus_id,persistence_mode,power.limit,driver_version",
-                  "--format=csv"]),
+        f"$ nvidia-smi --query-gpu={SMI_GPU} --format=csv",
+        _capture(["nvidia-smi", f"--query-gpu={SMI_GPU}", "--format=csv"]),
     ]
     path.write_text("\n".join(parts))
 
 
-def run_cell(manifest: dict, cell: dict, root: Path, log) -> int:
-    """Measure one cell into root/<id>/ with its context, clock log and console output."""
-    d = root / cell["id"]
-    d.mkdir(parents=True, exist_ok=True)
-    argv = command(manifest, cell, d)
-    context(d / "context-before.txt")
-    t0 = time.time()
-    with open(d / "clocks.csv", "w") as clocks, open(d / "log.txt", "w") as console:
-        logger = None
-        with contextlib.suppress(OSError):  # no nvidia-smi: the run goes on without the clock log
-            logger = subprocess.Popen(["nvidia-smi", f"--query-gpu={QUERY}", "--format=csv", "-l", "1"],
-                                      stdout=clocks, stderr=subprocess.DEVNULL)
-        try:
-            rc = subprocess.run(argv, stdout=console, stderr=subprocess.STDOUT,
-                                timeout=cell["need_s"] + 90).returncode
-        except subprocess.TimeoutExpired:
-            rc = 124
-        if logger:
-            logger.terminate()
-            logger.wait()
-    wall = time.time() - t0
-    context(d / "context-after.txt")
-    (d / "cell.json").write_text(json.dumps({
-        "id": cell["id"], "argv": ["python", *argv[1:-1], d.name], "rc": rc, "wall_s": round(wall, 1),
-        "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0)),
-    }, indent=1) + "\n")
-    print(f"{cell['id']}: rc {rc} in {wall:.0f} s", file=log, flush=True)
-    return rc
+class CampaignHooks(Hooks):
+    """Context before and after each run, a clock log during it, and a tar of the cell once it ends."""
+
+    def __init__(self, out: Path):
+        self.out = out
+        self._logger = self._clocks = None
+
+    def before(self, cell: Cell, work: Path) -> None:
+        context(work / "context-before.txt")
+        self._clocks = open(work / "clocks.csv", "w")  # noqa: SIM115 (closed in after())
+        with contextlib.suppress(OSError):
+            self._logger = subprocess.Popen(["nvidia-smi", f"--query-gpu={QUERY}", "--format=csv", "-l", "1"],
+                                            stdout=self._clocks, stderr=subprocess.DEVNULL)
+
+    def after(self, cell: Cell, work: Path, rc: int | None) -> None:
+        if self._logger:
+            self._logger.terminate()
+            self._logger.wait()
+            self._logger = None
+        self._clocks.close()
+        context(work / "context-after.txt")
+        print(f"{cell.id}: rc {rc}", flush=True)
+        if not (work / "energy-raw.json.gz").exists():
+            self._pack(work, f"{cell.id}.incomplete")
+
+    def finished(self, cell: Cell, final: Path) -> None:
+        self._pack(final, cell.id)
+
+    def _pack(self, folder: Path, name: str) -> None:
+        self.out.mkdir(parents=True, exist_ok=True)
+        with tarfile.open(self.out / f"{name}.tar", "w") as tar:
+            tar.add(folder, arcname=name)
+
+
+def _progress(kind: str, **kw) -> None:
+    if kind == "plan":
+        p = kw["plan"]
+        print(f"{len(p.run) + len(p.later)} of {p.cells} cells to measure", flush=True)
+    elif kind == "start":
+        print(f"== {kw['cell'].id}: measure run {' '.join(kw['cell'].argv)}", flush=True)
+    elif kind == "later":
+        print(f"{kw['cell'].id}: {kw['reason']}; next call", flush=True)
+    elif kind == "end" and kw["row"].state != "measured":
+        print(f"{kw['cell'].id}: {kw['row'].state}: {kw['row'].reason}", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -98,22 +117,15 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     manifest = json.loads(a.manifest.read_text())
     root = a.manifest.parent
-    start = time.time()
-    todo = undone(manifest, root)
-    print(f"{len(todo)} of {len(manifest['cells'])} cells to measure", flush=True)
-    a.out.mkdir(parents=True, exist_ok=True)
-    for cell in todo:
-        left = a.budget_s - (time.time() - start)
-        if cell["need_s"] > left:
-            print(f"{cell['id']}: needs {cell['need_s']} s, {left:.0f} s left; next call", flush=True)
-            continue
-        line = " ".join(command(manifest, cell, root / cell["id"]))
-        print(f"== {time.strftime('%H:%M:%S')} {cell['id']}: {line}", flush=True)
-        if a.dry_run:
-            continue
-        run_cell(manifest, cell, root, sys.stdout)
-        with tarfile.open(a.out / f"{cell['id']}.tar", "w") as tar:
-            tar.add(root / cell["id"], arcname=cell["id"])
+    todo = cells(manifest)
+    if a.dry_run:
+        p = plan(todo, root, a.budget_s)
+        for cell in p.run:
+            print(f"would run {cell.id}: measure run {' '.join(cell.argv)}")
+        for cell, why in p.later:
+            print(f"{cell.id}: {why}; next call")
+        return 0
+    sweep(todo, root, a.budget_s, progress=_progress, hooks=CampaignHooks(a.out))
     return 0
 
 

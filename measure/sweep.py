@@ -158,7 +158,7 @@ def plan(cells: list[Cell], root: Path, budget_s: float,
             out.run.append(cell)
             left -= cell.need_s
         else:
-            out.later.append((cell, f"needs {cell.need_s:g} s, {max(left, 0):.0f} s of the budget left"))
+            out.later.append((cell, f"needs {cell.need_s:g} s, {max(left, 0.0):.1f} s of the budget left"))
     return out
 
 

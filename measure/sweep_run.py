@@ -177,7 +177,7 @@ def sweep(
         left = budget_s - (clock() - start)
         if result.interrupted or cell.need_s > left:
             why = "the sweep was interrupted" if result.interrupted else (
-                f"needs {cell.need_s:g} s, {max(left, 0):.0f} s of the budget left")
+                f"needs {cell.need_s:g} s, {max(left, 0.0):.1f} s of the budget left")
             result.rows.append(CellResult(cell.id, "later", why))
             progress("later", cell=cell, reason=why)
             continue

@@ -1,0 +1,220 @@
+"""measure sweep: the pure grid plan (ids, seeds, budget, done rule, refusals) through the CLI, and the
+executor over the fake GPU seam: a cell is done only once its raw record shows a finished protocol."""
+
+import gzip
+import json
+from datetime import datetime, timezone
+
+import pytest
+from click.testing import CliRunner
+
+from measure import sweep as sw
+from measure.cli import main
+from measure.fake_power import FakeClock, FakePowerSource
+from measure.protocol import ProtocolConfig
+from measure.runner import Env, RunOptions, run
+from measure.sweep_run import Hooks, record_state, sweep
+from tests.measure.fakes import ClockedSampler, FakeArm, FakeWorkload
+
+GRID = ["--synthetic", "tiny-llama,qwen2-0.5b", "--precisions", "nf4", "--precisions", "nf4,int8",
+        "--backends", "eager,static", "--batch-sizes", "1,8", "--cell-duration", "100"]
+
+
+def _grid(**kw):
+    args = {"duration_s": 100.0, **kw}
+    return sw.grid(["tiny-llama", "qwen2-0.5b"], ["nf4", "nf4,int8"], ["eager", "static"], [1, 8], **args)
+
+
+def test_the_grid_is_every_combination_sizes_outermost():
+    cells = _grid()
+    assert len(cells) == 16 and len({c.id for c in cells}) == 16
+    assert [c.id for c in cells[:4]] == [
+        "tiny-llama-nf4-eager-b1", "tiny-llama-nf4-eager-b8", "tiny-llama-nf4-static-b1",
+        "tiny-llama-nf4-static-b8",
+    ]
+    cell = next(c for c in cells if c.id == "qwen2-0.5b-nf4+int8-static-b8")
+    assert cell.argv[:8] == ("--synthetic", "qwen2-0.5b", "--precisions", "nf4,int8", "--backend", "static",
+                             "--batch-size", "8")
+    assert cell.argv[-2:] == ("--duration", "100") and cell.need_s == 160.0  # + the default overhead
+
+
+def test_a_cell_keeps_its_id_and_seed_whatever_grid_holds_it():
+    small = sw.grid(["qwen2-0.5b"], ["nf4"], ["static"], [8], duration_s=100.0)
+    same = next(c for c in _grid() if c.id == small[0].id)
+    assert same.argv == small[0].argv
+    assert sw.cell_seed(small[0].id) != sw.cell_seed("qwen2-0.5b-nf4-static-b1")
+    assert sw.cell_seed(small[0].id, base=5) == sw.cell_seed(small[0].id) + 5
+
+
+def test_the_plan_skips_done_cells_and_keeps_grid_order_within_the_budget(tmp_path):
+    cells = _grid()
+    (tmp_path / cells[1].id).mkdir()
+    (tmp_path / cells[1].id / "energy-raw.json.gz").write_bytes(b"")  # existence is the rule
+    (tmp_path / f"{cells[2].id}.incomplete").mkdir()  # a cut-short run is not done
+    plan = sw.plan(cells, tmp_path, budget_s=500)
+    assert [c.id for c in plan.done] == [cells[1].id]
+    assert [c.id for c in plan.run] == [cells[0].id, cells[2].id, cells[3].id]  # 3 x 160 s fit in 500
+    assert len(plan.later) == 12 and plan.later[0][1] == "needs 160 s, 20.0 s of the budget left"
+
+
+def test_dry_run_prints_the_plan(tmp_path):
+    result = CliRunner().invoke(main, ["sweep", *GRID, "--budget", "400", "--root", str(tmp_path),
+                                       "--dry-run", "--", "--block-tokens", "256", "--tokens", "256"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert "sweep plan: 0 of 16 cells done, 2 to run within 400 s, 14 for a later call" in lines
+    first = next(line for line in lines if "tiny-llama-nf4-eager-b1" in line)
+    assert first.startswith("to run") and first.endswith("--duration 100 --block-tokens 256 --tokens 256")
+    # static INT8 at LLM.int8()'s threshold cannot be captured: said before anything runs
+    assert "tiny-llama-nf4+int8-static-b1: LLM.int8() cannot be captured" in result.output.replace("\n", " ")
+    assert not list(tmp_path.iterdir())  # nothing ran
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (["--precisions", "fp8"], "unknown precision 'FP8'"),
+        (["--backends", "compiled"], "unknown backend 'compiled'"),
+        (["--batch-sizes", "0"], "batch size must be a positive integer"),
+        (["--batch-sizes", "a"], "batch sizes must be integers"),
+        (["--trials", "3"], "exactly one of a cell duration or a number of trials"),
+        (["--synthetic", "gpt-9"], "gpt-9"),
+        (["--", "--batch-size", "4"], "--batch-size is set by the sweep"),
+    ],
+)
+def test_a_bad_grid_is_a_coded_usage_error(tmp_path, args, said):
+    base = ["sweep", "--synthetic", "tiny-llama", "--cell-duration", "60", "--root", str(tmp_path)]
+    if args[0] == "--synthetic":
+        base = ["sweep", "--cell-duration", "60", "--root", str(tmp_path)]
+    result = CliRunner().invoke(main, [*base, *args])
+    assert result.exit_code == 2 and "QJ419" in result.output and said in result.output, result.output
+    assert "Traceback" not in result.output
+
+
+def test_trials_need_an_explicit_cell_time():
+    with pytest.raises(sw.GridError, match="--cell-need-s"):
+        sw.grid(["tiny-llama"], ["nf4"], ["eager"], [1], trials=5)
+    cells = sw.grid(["tiny-llama"], ["nf4"], ["eager"], [1], trials=5, need_s=90)
+    assert cells[0].argv[-2:] == ("--trials", "5") and cells[0].need_s == 90
+
+
+# -- the executor over the fake GPU seam ----------------------------------------------------------
+
+
+class FakeCellRunner:
+    """Runs a cell in-process: runner.run over fake arms on one fake clock (so the budget is exact);
+    interrupt={cell id: calls} makes that cell's NF4 arm raise KeyboardInterrupt (a Ctrl-C) once."""
+
+    def __init__(self, clock, interrupt=None):
+        self.clock, self.interrupt, self.calls = clock, dict(interrupt or {}), []
+
+    def __call__(self, cell, out_dir, log):
+        self.calls.append(cell.id)
+        stop = self.interrupt.pop(cell.id, None)
+        batch = cell.labels["batch_size"]
+        arms = {a: FakeArm(self.clock, s, 1.5 * s, batch=batch) for a, s in (("FP16", 0.02), ("NF4", 0.026))}
+        if stop is not None:
+            arms["NF4"].interrupt_after = stop
+        trace = [(0.0, 128.0), (0.3, 134.0), (0.6, 128.0)]
+        src = FakePowerSource(trace, clock=self.clock, name="NVIDIA H200")
+        env = Env(src, ClockedSampler(src, self.clock), lambda *a, **k: FakeWorkload(arms), clock=self.clock,
+                  sleep=self.clock.sleep, now_utc=lambda: datetime(2026, 12, 3, tzinfo=timezone.utc),
+                  device="cpu")
+        cfg = ProtocolConfig(trials=2, duration_s=None, warmup_runs=1, prefill_reps=2, idle_window_s=1.0,
+                             batch_size=batch)
+        opts = RunOptions(synthetic="tinyllama-1.1b", precisions=("NF4",), out_dir=out_dir, protocol=cfg)
+        log.write_text("fake run\n")
+        return run(opts, env).exit_code
+
+
+def _cells():
+    return sw.grid(["tinyllama-1.1b"], ["nf4"], ["eager"], [1, 4], trials=2, need_s=30)
+
+
+def test_cells_are_measured_renamed_and_resumed_within_the_budget(tmp_path):
+    clock = FakeClock(10.0)
+    runner = FakeCellRunner(clock)
+    first = sweep(_cells(), tmp_path, budget_s=40, runner=runner, clock=clock)
+    assert [(r.id, r.state) for r in first.rows] == [
+        ("tinyllama-1.1b-nf4-eager-b1", "measured"), ("tinyllama-1.1b-nf4-eager-b4", "later")]
+    assert not first.complete and "of the budget left" in first.rows[1].reason
+    done = tmp_path / "tinyllama-1.1b-nf4-eager-b1"
+    names = sorted(p.name for p in done.iterdir())
+    assert names == ["cell.json", "energy-raw.json.gz", "energy.json", "log.txt"]
+    meta = json.loads((done / "cell.json").read_text())
+    assert meta["rc"] == 0 and meta["batch_size"] == 1
+    assert meta["argv"][:4] == ["python", "-m", "measure", "run"]
+    second = sweep(_cells(), tmp_path, budget_s=40, runner=runner, clock=clock)
+    assert [(r.id, r.state) for r in second.rows] == [
+        ("tinyllama-1.1b-nf4-eager-b1", "done"), ("tinyllama-1.1b-nf4-eager-b4", "measured")]
+    assert second.complete and runner.calls == ["tinyllama-1.1b-nf4-eager-b1", "tinyllama-1.1b-nf4-eager-b4"]
+    rep = json.loads((tmp_path / "tinyllama-1.1b-nf4-eager-b4" / "energy.json").read_text())
+    assert rep["workload"]["batch_size"] == 4
+    assert sweep(_cells(), tmp_path, budget_s=40, runner=runner, clock=clock).complete
+    assert len(runner.calls) == 2  # nothing ran again
+
+
+def test_an_interrupted_cell_is_kept_aside_and_measured_again(tmp_path):
+    clock = FakeClock(10.0)
+    runner = FakeCellRunner(clock, interrupt={"tinyllama-1.1b-nf4-eager-b1": 5})
+    first = sweep(_cells()[:1], tmp_path, budget_s=100, runner=runner, clock=clock)
+    assert first.rows[0].state == "incomplete" and first.rows[0].reason == "interrupted"
+    work = tmp_path / "tinyllama-1.1b-nf4-eager-b1.incomplete"
+    assert (work / "energy-raw.json.gz").exists() and not (tmp_path / "tinyllama-1.1b-nf4-eager-b1").exists()
+    again = sweep(_cells()[:1], tmp_path, budget_s=100, runner=runner, clock=clock)
+    assert again.rows[0].state == "measured"
+    kept = tmp_path / "tinyllama-1.1b-nf4-eager-b1.interrupted-1"
+    assert (kept / "energy-raw.json.gz").exists()  # the partial run is kept, never deleted
+    assert record_state(kept / "energy-raw.json.gz") == "interrupted"
+    assert record_state(tmp_path / "tinyllama-1.1b-nf4-eager-b1" / "energy-raw.json.gz") is None
+
+
+def test_record_state_names_what_is_missing(tmp_path):
+    assert record_state(tmp_path / "none.json.gz") == "no raw record (see log.txt)"
+    (tmp_path / "bad.json.gz").write_bytes(b"not gzip")
+    assert record_state(tmp_path / "bad.json.gz").startswith("raw record unreadable")
+    with gzip.open(tmp_path / "lost.json.gz", "wt") as fh:
+        json.dump({"outcome": {"interrupted": False, "power_error": "power source error: NVMLError"}}, fh)
+    assert record_state(tmp_path / "lost.json.gz") == "power source failed: power source error: NVMLError"
+
+
+def test_hooks_see_the_working_and_the_final_folder(tmp_path):
+    seen = []
+
+    class Record(Hooks):
+        def before(self, cell, work):
+            seen.append(("before", work.name))
+
+        def after(self, cell, work, rc):
+            seen.append(("after", work.name, rc))
+
+        def finished(self, cell, final):
+            seen.append(("finished", final.name))
+
+    clock = FakeClock(10.0)
+    sweep(_cells()[:1], tmp_path, 100, runner=FakeCellRunner(clock), hooks=Record(), clock=clock)
+    cid = "tinyllama-1.1b-nf4-eager-b1"
+    assert seen == [("before", f"{cid}.incomplete"), ("after", f"{cid}.incomplete", 0), ("finished", cid)]
+
+
+def test_the_campaign_runner_reads_its_manifest_as_sweep_cells():
+    """benchmarks/campaign.py keeps its manifest and uses the sweep's done rule and executor."""
+    import sys
+    from pathlib import Path
+
+    bench = Path(__file__).resolve().parents[2] / "benchmarks"
+    sys.path.insert(0, str(bench))
+    try:
+        import campaign
+    finally:
+        sys.path.remove(str(bench))
+    manifest_path = bench.parent / "measurements" / "hopper-campaign" / "campaign.json"
+    manifest = json.loads(manifest_path.read_text())
+    cells = campaign.cells(manifest)
+    assert [c.id for c in cells] == [c["id"] for c in manifest["cells"]]
+    first = cells[0]
+    assert first.argv[:4] == ("--synthetic", manifest["cells"][0]["synthetic"], "--seed",
+                              str(manifest["cells"][0]["seed"]))
+    plan = sw.plan(cells, manifest_path.parent, budget_s=0)
+    committed = {p.parent.name for p in manifest_path.parent.glob("*/energy-raw.json.gz")}
+    assert {c.id for c in plan.done} == committed and committed
