@@ -16,7 +16,7 @@ from gallery.render import page_bytes, readme_bytes, site_shell
 
 MANIFEST = ".qj-build.json"  # what the last build wrote: deterministic, drives stale-file cleanup
 CACHE = ".qj-cache.json"  # record entries keyed by file signature: a cache, machine-specific, never compared
-ENTRY_VERSION = "entry/1"  # bump when rows.record_entry changes shape
+ENTRY_VERSION = "entry/2"  # bump when rows.record_entry changes shape
 # Bump when a template or the page layout changes, so an incremental build re-renders every page.
 PAGE_VERSION = "page/1"
 
@@ -176,7 +176,7 @@ def build(repo_root: Path | str, out_site: Path | str | None = None, incremental
     usable = old_cache.get("curves_version") == version and old_cache.get("entry_version") == ENTRY_VERSION
     entries, rels, digests, loaded, unreadable, cache = _entries(root, curves, old_cache.get("records", {})
                                                                  if usable else {})
-    from gallery.render import compose_entries
+    from gallery.render import compose_entries, render_plot
 
     model = compose_entries(entries, curves, loaded)
     result = BuildResult(site_dir=site_dir, gallery_dir=gallery_dir, counts=model.counts,
@@ -185,7 +185,8 @@ def build(repo_root: Path | str, out_site: Path | str | None = None, incremental
 
     _write(gallery_dir / "README.md", readme_bytes(model, curves))
     plot_hashes: dict[str, str] = {}
-    for i, (name, spec) in enumerate(model.specs.items()):
+    every_plot = model.all_plots()
+    for i, (name, spec) in enumerate(every_plot.items()):
         key = plots.spec_hash(spec)
         plot_hashes[name] = key
         targets = [folder / f"{name}.{fmt}" for folder in (gallery_dir / "plots", site_dir / "plots")
@@ -194,14 +195,14 @@ def build(repo_root: Path | str, out_site: Path | str | None = None, incremental
             result.plots_reused += 1
         else:
             for fmt in ("png", "svg"):
-                content = plots.render(spec, fmt)
+                content = render_plot(spec, fmt)
                 _write(gallery_dir / "plots" / f"{name}.{fmt}", content)
                 _write(site_dir / "plots" / f"{name}.{fmt}", content)
             result.plots_rendered += 1
         written[f"plots/{name}.png"] = written[f"plots/{name}.svg"] = "plot"
-        tick("plots", i + 1, len(model.specs))
+        tick("plots", i + 1, len(every_plot))
     for stale in sorted((gallery_dir / "plots").glob("*")):
-        if stale.is_file() and stale.suffix in (".png", ".svg") and stale.stem not in model.specs:
+        if stale.is_file() and stale.suffix in (".png", ".svg") and stale.stem not in every_plot:
             stale.unlink()
             result.removed += 1
 

@@ -115,6 +115,22 @@ def render_readme(rows: list[dict], skipped: list[dict], specs: dict[str, dict],
     return "\n".join(out)
 
 
+def batch_section(batch_specs: dict[str, dict]) -> str:
+    """The batch plots (gallery.batch), after the table; empty when no architecture has any."""
+    if not batch_specs:
+        return ""
+    out = ["## ΔE% against batch size, eager and static", "",
+           "Replications at several batch sizes or with both backends: each point is a mean paired ΔE% "
+           "with its 95 % CI and n paired blocks; colour marks the model, not the verdict (a batch > 1 "
+           "point has no reference curve; its verdict is in the table).", ""]
+    for name, spec in batch_specs.items():
+        out += [f"### {md(spec['arch'])} · {md(spec['precision'])}: ΔE% against batch", "",
+                f"![{md(spec['arch'])} {md(spec['precision'])}: ΔE% against batch size, eager and static, "
+                f"{spec['n_points']} replication(s)](plots/{name}.png)", "",
+                f"[SVG](plots/{name}.svg) · {spec['n_points']} replication(s)", ""]
+    return "\n".join(out) + "\n"
+
+
 def row_line(row: dict) -> str:
     """One table row of the Markdown gallery; every piece of submission text goes through escape.md."""
     submitter = md(row["submitter"]) if row["submitter"] else "—"

@@ -134,6 +134,8 @@ def plot_specs(rows: list[dict], curves: dict, predict, resolve) -> dict[str, di
                 ]
                 for row in entry["rows"]
                 if row["params_b"] is not None and row["obs_pct"] is not None and row["params_b"] > 0
+                # the curves are batch 1: other batches are drawn against batch (gallery.batch) instead
+                and row.get("batch_size", 1) == 1
             ),
             key=lambda p: (p[0], p[1], p[4], p[5], p[6], p[2] is None, p[2] or 0.0, p[3] or 0.0),
         )

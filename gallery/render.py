@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from gallery import markdown, plots, site
+from gallery import batch, markdown, plots, site
 from gallery.rows import assemble, counts, record_entry
 from gallery.rules import rules_js
 
@@ -19,6 +19,11 @@ class Model:
     skipped: list[dict]
     specs: dict[str, dict]
     counts: dict[str, int]
+    batch_specs: dict[str, dict] = field(default_factory=dict)  # ΔE% against batch (gallery.batch)
+
+    def all_plots(self) -> dict[str, dict]:
+        """Every plot by file name: the size plots, then the batch plots."""
+        return {**self.specs, **self.batch_specs}
 
 
 def curves_api():
@@ -36,7 +41,12 @@ def compose_entries(entries: list[dict], curves: dict, records: list[dict | None
     specs = plots.plot_specs(rows, curves, predict, resolve)
     loaded = [records[i] if records is not None else None for i in sources]
     return Model(rows=rows, sources=sources, records=loaded, skipped=skipped, specs=specs,
-                 counts=counts(rows))
+                 counts=counts(rows), batch_specs=batch.batch_specs(rows))
+
+
+def render_plot(spec: dict, fmt: str) -> bytes:
+    """The bytes of any plot spec: a batch plot or a size plot."""
+    return batch.render(spec, fmt) if spec.get("kind") == "batch" else plots.render(spec, fmt)
 
 
 def compose(records: list[dict], curves: dict) -> Model:
@@ -46,7 +56,7 @@ def compose(records: list[dict], curves: dict) -> Model:
 
 def readme_bytes(model: Model, curves: dict) -> bytes:
     text = markdown.render_readme(model.rows, model.skipped, model.specs, model.counts, curves)
-    return text.encode("utf-8")
+    return (text + markdown.batch_section(model.batch_specs)).encode("utf-8")
 
 
 def render_files(records: list[dict], curves: dict) -> dict[str, bytes]:
@@ -56,16 +66,17 @@ def render_files(records: list[dict], curves: dict) -> dict[str, bytes]:
     """
     model = compose(records, curves)
     files = {"gallery/README.md": readme_bytes(model, curves)}
-    for name, spec in model.specs.items():
+    for name, spec in model.all_plots().items():
         for fmt in ("png", "svg"):
-            files[f"gallery/plots/{name}.{fmt}"] = plots.render(spec, fmt)
+            files[f"gallery/plots/{name}.{fmt}"] = render_plot(spec, fmt)
     return dict(sorted(files.items()))
 
 
 def site_shell(model: Model, curves: dict) -> dict[str, bytes]:
     """The site's index, data files and assets (plots and per-replication pages come separately)."""
     files = {
-        "index.html": site.render_index(model.counts, model.specs, model.skipped, curves, len(model.rows)),
+        "index.html": site.render_index(model.counts, model.specs, model.skipped, curves, len(model.rows),
+                                        model.batch_specs),
         "data/gallery.js": site.gallery_data(model.rows, model.counts, model.specs, curves),
         "data/curves.js": site.curves_data(curves),
         "data/rules.js": rules_js(),

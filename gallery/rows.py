@@ -79,6 +79,10 @@ def _num(value: Any) -> float | None:
     return float(value)
 
 
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def _stats(report: dict) -> dict:
     stats = (report.get("statistics") or {}).get("delta_e_pct")
     return stats if isinstance(stats, dict) else {}
@@ -128,6 +132,10 @@ def to_row(record: dict, verdict: dict, filed: dict | None, rid: str) -> dict:
         "arch": arch_of(report),
         "precision": precision_of(report),
         "backend": str(workload.get("backend") or "eager"),
+        # the rest of the measured condition: absent batch = 1 (legacy and older reports)
+        "batch_size": _int(workload.get("batch_size")) or 1,
+        "tokens_per_run": _int((report.get("measurement") or {}).get("tokens_per_run")),
+        "int8_outlier_threshold": _num(workload.get("int8_outlier_threshold")),
         "card": str(sut.get("gpu") or ""),
         "model": str(workload.get("model_name") or workload.get("model_id") or ""),
         "params_b": _num(workload.get("params_b")),

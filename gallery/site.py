@@ -23,7 +23,7 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' 
 TABLE_COLUMNS = (
     "page", "date", "label", "qualifiers", "obs_pct", "ci_low_pct", "ci_high_pct", "ref_pct", "z", "card",
     "arch", "precision", "backend", "model", "params_b", "weights", "legacy", "submitter", "handle", "issue",
-    "issue_url", "pr_url",
+    "issue_url", "pr_url", "batch_size", "condition",
 )
 _LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})")
 
@@ -76,7 +76,7 @@ def _plot_figure(name: str, spec: dict, up: str, marker: tuple[float, float] | N
 
 
 FILTERS = (("label", "verdict"), ("arch", "arch"), ("precision", "precision"), ("weights", "weights"),
-           ("backend", "backend"))
+           ("backend", "backend"), ("batch_size", "batch"))
 HEADERS = (
     ("date", "date"), ("label", "verdict"), ("obs_pct", "ΔE%"), ("ci_low_pct", "95 % CI"),
     ("ref_pct", "ref ΔE%"), ("z", "z"), ("card", "card"), ("arch", "arch"), ("precision", "precision"),
@@ -85,8 +85,20 @@ HEADERS = (
 )
 
 
+def _batch_figure(name: str, spec: dict, up: str) -> str:
+    """A batch plot: no overlay (the check panel places a point on the size plots only)."""
+    return (
+        f"<figure class=\"plot plot-batch\" id=\"plot-{h(name)}\" data-plot=\"{h(name)}\">"
+        f"<div class=\"plotbox\"><img src=\"{up}plots/{h(name)}.png\" width=\"1000\" height=\"460\" "
+        f"alt=\"{h(spec['arch'])} {h(spec['precision'])}: ΔE% against batch size, eager and static\"></div>"
+        f"<figcaption>{h(spec['arch'])} · {h(spec['precision'])} · ΔE% against batch, eager and static side "
+        f"by side · {spec['n_points']} replication(s) · <a href=\"{up}plots/{h(name)}.svg\">SVG</a>"
+        "</figcaption></figure>"
+    )
+
+
 def render_index(counts: dict[str, int], specs: dict[str, dict], skipped: list[dict], curves: dict,
-                 n_rows: int) -> str:
+                 n_rows: int, batch_specs: dict[str, dict] | None = None) -> str:
     skipped_note = f"<p class=\"note\">{len(skipped)} record(s) not shown: not NVML measurements.</p>"
     filters = "\n".join(
         f"<label>{h(text)} <select id=\"filter-{key}\" data-column=\"{key}\">"
@@ -103,7 +115,8 @@ def render_index(counts: dict[str, int], specs: dict[str, dict], skipped: list[d
         curves_version=h(curves.get("version", "?")),
         counts=counts_html(counts),
         skipped=skipped_note if skipped else "",
-        plots="\n".join(_plot_figure(name, spec, "") for name, spec in specs.items()),
+        plots="\n".join([*(_plot_figure(name, spec, "") for name, spec in specs.items()),
+                         *(_batch_figure(name, spec, "") for name, spec in (batch_specs or {}).items())]),
         filters=filters,
         n_rows=n_rows,
         headers=headers,

@@ -11,7 +11,7 @@
     G.columns.forEach(function (name, i) { row[name] = values[i]; });
     return row;
   });
-  var FILTERS = ['label', 'arch', 'precision', 'weights', 'backend'];
+  var FILTERS = ['label', 'arch', 'precision', 'weights', 'backend', 'batch_size'];
   var NUMERIC = { obs_pct: 1, ci_low_pct: 1, ref_pct: 1, z: 1, params_b: 1, issue: 1 };
   var state = { sort: 'date', dir: -1, page: 0, size: 100, filters: {}, text: '' };
   var $ = function (id) { return document.getElementById(id); };
@@ -23,7 +23,11 @@
       var select = $('filter-' + name);
       var seen = {};
       rows.forEach(function (r) { seen[String(r[name])] = true; });
-      Object.keys(seen).sort().forEach(function (value) {
+      Object.keys(seen).sort(function (a, b) {  // numbers (batch sizes) in numeric order, text as before
+        var x = Number(a), y = Number(b);
+        if (a !== '' && b !== '' && !isNaN(x) && !isNaN(y)) { return x - y; }
+        return a < b ? -1 : (a > b ? 1 : 0);
+      }).forEach(function (value) {
         var option = document.createElement('option');
         option.value = value;
         option.textContent = value;
@@ -48,7 +52,7 @@
 
   function haystack(r) {
     return [r.model, r.card, r.submitter, r.handle, r.arch, r.precision, r.weights, r.label,
-      (r.qualifiers || []).join(' '), r.issue === null ? '' : '#' + r.issue, r.date].join(' ').toLowerCase();
+      (r.qualifiers || []).join(' '), r.issue === null ? '' : '#' + r.issue, r.date, r.condition || ''].join(' ').toLowerCase();
   }
 
   function matching() {
@@ -110,7 +114,8 @@
     cell(tr, fmtSigned(r.z, 2), 'num');
     cell(tr, r.card || '—');
     cell(tr, r.arch);
-    cell(tr, r.precision + (r.backend !== 'eager' ? ' (' + r.backend + ')' : ''));
+    cell(tr, r.precision + (r.backend !== 'eager' ? ' (' + r.backend + ')' : '') +
+      (r.batch_size > 1 ? ' · batch ' + r.batch_size : ''));
     link(cell(tr, ''), r.model || '—', r.page);
     cell(tr, r.params_b === null ? '—' : String(r.params_b), 'num');
     cell(tr, (r.weights || '—') + (r.legacy ? ' · legacy' : ''));

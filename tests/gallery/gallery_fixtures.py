@@ -75,8 +75,10 @@ def make_report(
     basis: str = "measured",
     backend: str = "eager",
     tokens: int = 256,
+    batch_size: int = 1,
 ) -> dict:
-    """A consistent quantjoule-energy/2.0 report whose paired ΔE% scatters around `delta_pct`."""
+    """A consistent quantjoule-energy/2.0 report whose paired ΔE% scatters around `delta_pct`; with
+    `batch_size` B a trial counts the tokens of all B prompts (energy per generated token over B x tokens)."""
     rng = random.Random(seed)
     gpu, limit_w = CARDS.get(arch, ("Test GPU", 300.0))
     e16_mj = 15.0 + 3.0 * params_b
@@ -90,7 +92,7 @@ def make_report(
         per_token = {"FP16": fp16_per_token, precision: q_per_token}
         deltas.append((q_per_token / fp16_per_token - 1) * 100)
         for arm in pair:
-            energy_j = per_token[arm] * tokens / 1000
+            energy_j = per_token[arm] * tokens * batch_size / 1000
             duration_s = energy_j / power_w
             trials.append(
                 {
@@ -99,7 +101,7 @@ def make_report(
                     "counter_energy_j": energy_j,
                     "trace_energy_j": energy_j * 1.002,
                     "duration_s": duration_s,
-                    "tokens": tokens,
+                    "tokens": tokens * batch_size,
                     "mean_power_w": energy_j / duration_s,
                     "start_temp_c": 40.0,
                     "idle_power_w": power_w * 0.9,
@@ -129,7 +131,7 @@ def make_report(
     return {
         "schema_version": "quantjoule-energy/2.0",
         "benchmark": "quantjoule",
-        "scenario": "SingleStream",
+        "scenario": "SingleStream" if batch_size == 1 else "Offline",
         "certified_benchmark_result": False,
         "timestamp_utc": "2026-11-20T10:00:00Z",
         "tool": {"name": "quantjoule-measure", "version": "0.1.0"},
@@ -146,7 +148,7 @@ def make_report(
             "model_revision": None,
             "params_b": params_b,
             "precision": precision,
-            "batch_size": 1,
+            "batch_size": batch_size,
             "weights": weights,
             "backend": backend,
             "prompt_tokens": 16,

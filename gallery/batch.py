@@ -1,0 +1,183 @@
+"""Per (arch, precision): ΔE% against batch size, eager and static (CUDA graph) side by side (pure specs,
+byte-identical renders).
+
+A batch plot exists for an (arch, precision) whose replications span more than one batch size or more
+than one backend; its two panels are always eager | static, so the backends read side by side. A series
+is one model at one measured generation length (and, for INT8, one outlier threshold: 0 is not
+LLM.int8()), coloured in a fixed order; every point carries its 95 % CI and its n (paired blocks). Colour
+says which model, never which verdict: a batch > 1 point has no reference curve, and each point's
+verdict stays on its page and in the table.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+
+import matplotlib
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+
+RENDER_VERSION = "batch/1"
+DPI = 100
+# what makes a matplotlib file byte-stable (as in gallery.plots): fixed hash salt, fonts drawn as paths
+RC = {
+    "svg.hashsalt": "quantjoule-gallery",
+    "svg.fonttype": "path",
+    "font.family": "DejaVu Sans",
+    "font.size": 9.0,
+    "path.simplify": False,
+    "axes.unicode_minus": False,
+}
+BACKENDS = ("eager", "static")
+PANEL_TITLES = {"eager": "eager (plain generate)", "static": "static (CUDA-graph replay)"}
+# Okabe-Ito, then black: told apart under the common colour-vision deficiencies
+SERIES_COLOURS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#000000")
+SERIES_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+FIG_SIZE_IN = (10.0, 4.6)
+REFERENCE_TOKENS = 256
+_LABEL_CHARS = re.compile(r"[^A-Za-z0-9 ._+()-]+")
+
+
+def plot_name(arch: str, precision: str) -> str:
+    return f"{arch}-{precision}-batch"
+
+
+def _r(value: float, digits: int = 6) -> float:
+    """Rounded, so a spec (and its hash) does not depend on the last bits of float arithmetic."""
+    return float(f"{value:.{digits}g}")
+
+
+def _label(row: dict) -> str:
+    """A series label from submission text, reduced to plain characters (matplotlib would read `$` as
+    mathematics) and a fixed length."""
+    model = _LABEL_CHARS.sub("", str(row.get("model") or "model"))[:32].strip() or "model"
+    size = row.get("params_b")
+    text = f"{model} ({size:g} B)" if isinstance(size, (int, float)) else model
+    tokens = row.get("tokens_per_run")
+    if isinstance(tokens, int) and tokens != REFERENCE_TOKENS:
+        text += f", {tokens}-token gen."
+    if row.get("int8_outlier_threshold") == 0:
+        text += ", INT8 threshold 0"
+    return text
+
+
+def _series_key(row: dict) -> tuple:
+    size = row.get("params_b") if isinstance(row.get("params_b"), (int, float)) else 0.0
+    return (float(size), _label(row))
+
+
+def batch_specs(rows: list[dict]) -> dict[str, dict]:
+    """One spec per (arch, precision) whose rows span several batch sizes or backends; plain data."""
+    by_plot: dict[tuple[str, str], list[dict]] = {}
+    for row in rows:
+        if row.get("obs_pct") is None or row.get("backend") not in BACKENDS:
+            continue
+        by_plot.setdefault((row["arch"], row["precision"]), []).append(row)
+    specs: dict[str, dict] = {}
+    for (arch, precision), chosen in sorted(by_plot.items()):
+        batches = {int(r.get("batch_size") or 1) for r in chosen}
+        backends = {r["backend"] for r in chosen}
+        if len(batches) < 2 and len(backends) < 2:
+            continue
+        keys = sorted({_series_key(r) for r in chosen})
+        series = []
+        for index, key in enumerate(keys):
+            points = {b: [] for b in BACKENDS}
+            for r in chosen:
+                if _series_key(r) != key:
+                    continue
+                n = r.get("n_pairs") if isinstance(r.get("n_pairs"), int) else None
+                lo, hi = r.get("ci_low_pct"), r.get("ci_high_pct")
+                points[r["backend"]].append([
+                    int(r.get("batch_size") or 1), _r(r["obs_pct"]),
+                    None if lo is None else _r(lo), None if hi is None else _r(hi), n,
+                ])
+            for b in BACKENDS:
+                points[b].sort(key=lambda p: (p[0], p[1], p[2] is None, p[2] or 0.0, p[3] or 0.0, p[4] or 0))
+            series.append({"label": key[1], "params_b": _r(key[0]) if key[0] else None,
+                           "colour": SERIES_COLOURS[index % len(SERIES_COLOURS)],
+                           "marker": SERIES_MARKERS[(index // len(SERIES_COLOURS)) % len(SERIES_MARKERS)],
+                           "points": points})
+        spec = {"render_version": RENDER_VERSION, "kind": "batch", "arch": arch, "precision": precision,
+                "batches": sorted(batches), "series": series,
+                "n_points": sum(len(s["points"][b]) for s in series for b in BACKENDS)}
+        spec["y_range"] = _y_range(spec)
+        spec["x_range"] = [_r(min(batches) / 1.6), _r(max(batches) * 1.6)]
+        specs[plot_name(arch, precision)] = spec
+    return specs
+
+
+def _y_range(spec: dict) -> list[float]:
+    ys = [0.0]
+    for s in spec["series"]:
+        for pts in s["points"].values():
+            for p in pts:
+                ys.extend(v for v in (p[1], p[2], p[3]) if v is not None)
+    lo, hi = min(ys), max(ys)
+    pad = max((hi - lo) * 0.08, 5.0)
+    return [_r(math.floor((lo - pad) / 5) * 5), _r(math.ceil((hi + pad) / 5) * 5)]
+
+
+def _offset(index: int, count: int) -> float:
+    """A small fixed multiplicative x offset per series, so points of one batch do not hide each other."""
+    return 2.0 ** (0.09 * (index - (count - 1) / 2)) if count > 1 else 1.0
+
+
+def _draw(spec: dict) -> Figure:
+    fig = Figure(figsize=FIG_SIZE_IN, dpi=DPI)
+    fig.patch.set_facecolor("white")
+    axes = [fig.add_axes(rect) for rect in ((0.07, 0.14, 0.34, 0.72), (0.43, 0.14, 0.34, 0.72))]
+    count = len(spec["series"])
+    for ax, backend in zip(axes, BACKENDS, strict=True):
+        ax.set_xscale("log", base=2)
+        ax.set_xlim(*spec["x_range"])
+        ax.set_ylim(*spec["y_range"])
+        ax.set_xticks(spec["batches"], [str(b) for b in spec["batches"]])
+        ax.minorticks_off()
+        ax.axhline(0.0, color="#555555", linewidth=0.8, zorder=1)
+        ax.grid(True, which="major", color="#e6e6e6", linewidth=0.6, zorder=0)
+        ax.set_title(PANEL_TITLES[backend], fontsize=9.5)
+        ax.set_xlabel("batch size (prompts decoded together)")
+        drawn = 0
+        for index, s in enumerate(spec["series"]):
+            pts = s["points"][backend]
+            if not pts:
+                continue
+            drawn += len(pts)
+            xs = [p[0] * _offset(index, count) for p in pts]
+            with_ci = [(x, p) for x, p in zip(xs, pts, strict=True) if p[2] is not None and p[3] is not None]
+            if with_ci:
+                ax.vlines([x for x, _ in with_ci], [p[2] for _, p in with_ci], [p[3] for _, p in with_ci],
+                          colors=s["colour"], linewidths=1.1, zorder=3)
+            ax.plot(xs, [p[1] for p in pts], color=s["colour"], linewidth=0.9, alpha=0.6, zorder=3)
+            ax.scatter(xs, [p[1] for p in pts], marker=s["marker"], s=34, facecolors=s["colour"],
+                       edgecolors="white", linewidths=0.6, zorder=4)
+            for x, p in zip(xs, pts, strict=True):
+                ax.annotate(f"n={p[4]}" if p[4] is not None else "n=?", (x, p[1]), xytext=(4, -9),
+                            textcoords="offset points", fontsize=6.5, color="#444444", zorder=5)
+        if not drawn:
+            ax.text(0.5, 0.5, f"no {backend} replications yet", transform=ax.transAxes, ha="center",
+                    va="center", fontsize=8.5, color="#777777")
+    axes[0].set_ylabel(f"ΔE% {spec['precision']} vs FP16 (energy per generated token)")
+    axes[1].tick_params(labelleft=False)
+    title = f"{spec['arch']} · {spec['precision']}: ΔE% against batch size, eager and static side by side"
+    fig.suptitle(title, fontsize=10.5, y=0.97)
+    fig.text(0.01, 0.015, "points: mean paired ΔE% with its 95 % CI; n = paired blocks; colour = model",
+             fontsize=7.5, color="#444444", ha="left", va="bottom")
+    handles = [Line2D([], [], color=s["colour"], marker=s["marker"], linewidth=0.9, markersize=5.5,
+                      markeredgecolor="white", label=s["label"]) for s in spec["series"]]
+    handles.append(Line2D([], [], color="#555555", linewidth=1.1, label="95 % CI"))
+    fig.legend(handles=handles, loc="center left", bbox_to_anchor=(0.785, 0.5), frameon=False, fontsize=7.5)
+    return fig
+
+
+def render(spec: dict, fmt: str) -> bytes:
+    """PNG or SVG bytes; same spec, same bytes (the settings of gallery.plots)."""
+    metadata = {"Software": None} if fmt == "png" else {"Date": None, "Creator": None}
+    with matplotlib.rc_context(RC):
+        fig = _draw(spec)
+        buf = io.BytesIO()
+        fig.savefig(buf, format=fmt, dpi=DPI, metadata=metadata, facecolor="white")
+    return buf.getvalue()

@@ -1,0 +1,170 @@
+"""ΔE% against batch size, eager and static side by side: specs from fixture records (TEST FIXTURES, not
+measurements), deterministic renders, the README section and the site's figures, filter and columns, and
+the same site in a real headless Chromium."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from conftest import write_repo
+from gallery_fixtures import make_record, make_report
+from matplotlib import image as mpimg
+
+from gallery import batch
+from gallery.rows import build_rows
+
+MODELS = (("Qwen2-0.5B", 0.494), ("Qwen2-1.5B", 1.544))
+GRID = [(m, p, backend, b) for m, p in MODELS for backend in ("eager", "static") for b in (1, 8, 32)]
+
+
+@pytest.fixture(scope="module")
+def batch_records(curves) -> list[dict]:
+    out = []
+    for i, (model, size, backend, b) in enumerate(GRID):
+        # an effect that shrinks with the batch, so the plot has something to show
+        rep = make_report(arch="hopper", model=model, params_b=size, precision="NF4", delta_pct=30.0 / b - 5,
+                          seed=500 + i, backend=backend, batch_size=b, blocks=6 + i % 3)
+        when = f"2026-10-{1 + i:02d}T00:00:00Z"
+        out.append(make_record(rep, issue=500 + i, curves=curves, submitted_at=when))
+    # one INT8 with the outlier decomposition off: a series of its own, never mixed with LLM.int8()
+    rep = make_report(arch="hopper", model="Qwen2-0.5B", params_b=0.494, precision="INT8", delta_pct=80.0,
+                      seed=600, backend="static", batch_size=8)
+    rep["workload"]["int8_outlier_threshold"] = 0.0
+    out.append(make_record(rep, issue=600, curves=curves, submitted_at="2026-10-20T00:00:00Z"))
+    rep = make_report(arch="hopper", model="Qwen2-0.5B", params_b=0.494, precision="INT8", delta_pct=150.0,
+                      seed=601, backend="eager", batch_size=1)
+    out.append(make_record(rep, issue=601, curves=curves, submitted_at="2026-10-21T00:00:00Z"))
+    return out
+
+
+@pytest.fixture(scope="module")
+def specs(batch_records, curves):
+    rows, _skipped, _records = build_rows(batch_records, curves)
+    return rows, batch.batch_specs(rows)
+
+
+def test_a_batch_plot_per_arch_and_precision_that_spans_conditions(specs, records, curves):
+    rows, found = specs
+    assert sorted(found) == ["hopper-INT8-batch", "hopper-NF4-batch"]
+    nf4 = found["hopper-NF4-batch"]
+    assert nf4["batches"] == [1, 8, 32] and [s["label"] for s in nf4["series"]] == [
+        "Qwen2-0.5B (0.494 B)", "Qwen2-1.5B (1.544 B)"]
+    for series in nf4["series"]:
+        for backend in ("eager", "static"):
+            assert [p[0] for p in series["points"][backend]] == [1, 8, 32]
+    # every point carries the report's own mean, 95 % CI and n
+    by_issue = {r["issue"]: r for r in rows}
+    first = nf4["series"][0]["points"]["eager"][0]
+    row = by_issue[500]
+    assert first == [1, pytest.approx(row["obs_pct"], rel=1e-5), pytest.approx(row["ci_low_pct"], rel=1e-5),
+                     pytest.approx(row["ci_high_pct"], rel=1e-5), row["n_pairs"]]
+    assert first[2] < first[1] < first[3] and first[4] == 6
+    int8 = found["hopper-INT8-batch"]
+    assert [s["label"] for s in int8["series"]] == [
+        "Qwen2-0.5B (0.494 B)", "Qwen2-0.5B (0.494 B), INT8 threshold 0"]
+    # the shared fixture population is all batch 1 and eager: no batch plot at all
+    population_rows, _, _ = build_rows(records, curves)
+    assert batch.batch_specs(population_rows) == {}
+
+
+def test_rows_carry_the_condition(specs):
+    rows, _ = specs
+    row = next(r for r in rows if r["issue"] == 600)
+    assert (row["backend"], row["batch_size"], row["tokens_per_run"], row["int8_outlier_threshold"]) == (
+        "static", 8, 256, 0.0)
+    assert "batch 8" in row["condition"]
+
+
+def test_renders_are_byte_identical_and_sized(specs):
+    _, found = specs
+    spec = found["hopper-NF4-batch"]
+    png = batch.render(spec, "png")
+    assert png == batch.render(json.loads(json.dumps(spec)), "png")
+    assert batch.render(spec, "svg") == batch.render(spec, "svg")
+    assert mpimg.imread(io.BytesIO(png)).shape[:2] == (460, 1000)
+
+
+def test_submission_text_cannot_reach_matplotlib_as_mathematics(curves):
+    rep = make_report(arch="ada", model="x$\\frac{1}{0}$<b>", params_b=1.0, precision="NF4", delta_pct=5.0,
+                      seed=7, backend="static")
+    eager = make_report(arch="ada", model="x$\\frac{1}{0}$<b>", params_b=1.0, precision="NF4", delta_pct=5.0,
+                        seed=8)
+    recs = [make_record(r, issue=700 + i, curves=curves, submitted_at="2026-10-01T00:00:00Z")
+            for i, r in enumerate((rep, eager))]
+    rows, _, _ = build_rows(recs, curves)
+    spec = batch.batch_specs(rows)["ada-NF4-batch"]
+    assert spec["series"][0]["label"] == "xfrac10b (1 B)"
+    assert batch.render(spec, "png")[:4] == b"\x89PNG"
+
+
+def test_the_gallery_files_and_site_show_the_batch_plots(tmp_path, batch_records, curves):
+    from gallery import render_files
+    from gallery.builder import build
+
+    files = render_files(batch_records, curves)
+    assert "gallery/plots/hopper-NF4-batch.png" in files and "gallery/plots/hopper-NF4-batch.svg" in files
+    readme = files["gallery/README.md"].decode()
+    assert "## ΔE% against batch size, eager and static" in readme
+    assert "12 replication(s)](plots/hopper-NF4-batch.png)" in readme
+    root = write_repo(tmp_path, batch_records, curves)
+    build(root)
+    site = root / "gallery" / "site"
+    png = files["gallery/plots/hopper-NF4-batch.png"]
+    assert (site / "plots" / "hopper-NF4-batch.png").read_bytes() == png
+    index = (site / "index.html").read_text()
+    assert 'id="plot-hopper-NF4-batch"' in index and 'id="filter-batch_size"' in index
+    data = (site / "data" / "gallery.js").read_text()
+    assert '"batch_size"' in data and '"condition"' in data
+    # an incremental build reuses them, and once only batch-1 eager records are left they are removed
+    again = build(root, incremental=True)
+    assert again.plots_reused >= 2
+    for path in (root / "replications").rglob("*.json"):
+        workload = json.loads(path.read_text())["report"]["workload"]
+        if workload["batch_size"] != 1 or workload["backend"] != "eager":
+            path.unlink()
+    build(root)
+    assert not list((root / "gallery" / "plots").glob("*-batch.*"))
+    assert "against batch size" not in (root / "gallery" / "README.md").read_text()
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_batch_filter_and_plot_in_a_browser(tmp_path, batch_records, curves, browser, serve):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    from gallery.builder import build
+
+    root = write_repo(tmp_path, batch_records, curves)
+    build(root)
+    base = serve(root / "gallery" / "site")
+    browser.get(base + "index.html")
+    WebDriverWait(browser, 30).until(
+        lambda d: d.execute_script("return document.body.getAttribute('data-table-ready') === 'true'"))
+    select = Select(browser.find_element(By.ID, "filter-batch_size"))
+    assert [o.get_attribute("value") for o in select.options] == ["", "1", "8", "32"]  # numeric order
+    select.select_by_value("8")
+    cells = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#replications tbody tr'))"
+        ".map(tr => tr.cells[8].textContent)")
+    assert len(cells) == 5 and all("batch 8" in c for c in cells)
+    loaded = browser.execute_script(
+        "var img = document.querySelector('#plot-hopper-NF4-batch img');"
+        "return img.complete && img.naturalWidth")
+    assert loaded == 1000
+    search = browser.find_element(By.ID, "filter-text")
+    select.select_by_value("")
+    search.send_keys("batch 32")  # the condition is searchable
+    rows = browser.execute_script("return document.querySelectorAll('#replications tbody tr').length")
+    assert rows == 4
+
+
+def test_the_size_plots_keep_batch_1_points_only(batch_records, curves):
+    from gallery.render import compose
+
+    model = compose(batch_records, curves)
+    points = model.specs["hopper-NF4"]["points"]
+    assert len(points) == 4  # two models x two backends at batch 1; batches 8 and 32 only on the batch plot
+    assert model.batch_specs["hopper-NF4-batch"]["n_points"] == 12
