@@ -168,3 +168,28 @@ def test_the_size_plots_keep_batch_1_points_only(batch_records, curves):
     points = model.specs["hopper-NF4"]["points"]
     assert len(points) == 4  # two models x two backends at batch 1; batches 8 and 32 only on the batch plot
     assert model.batch_specs["hopper-NF4-batch"]["n_points"] == 12
+
+
+def test_the_browser_checker_reads_the_condition_like_python(tmp_path, curves):
+    """Batched, static and threshold-0 INT8 reports: the in-browser checker gives the problems and the
+    verdict (QJ309 condition refusals included) that Python gives."""
+    from test_gallery_js_parity import _compare, run_js
+
+    from gallery.rules import rules
+
+    texts = []
+    for i, (backend, b, precision) in enumerate(
+        (be, b, p) for be in ("eager", "static") for b in (1, 8, 32) for p in ("NF4", "INT8")
+    ):
+        rep = make_report(arch="hopper", model="Qwen2-1.5B", params_b=1.544, precision=precision,
+                          delta_pct=20.0, seed=800 + i, backend=backend, batch_size=b)
+        if precision == "INT8":
+            rep["workload"]["int8_outlier_threshold"] = 0.0 if i % 4 == 1 else 6.0
+        texts.append(json.dumps(rep))
+    bad = json.loads(texts[1])
+    bad["workload"]["int8_outlier_threshold"] = -1
+    texts.append(json.dumps(bad))
+    js = run_js(tmp_path, {"rules": rules(), "curves": curves, "texts": texts})
+    assert _compare(texts, js, curves) == []
+    assert any("batch 8" in (v["verdict"] or {}).get("condition", "") for v in js)
+    assert any(p["code"] == "QJ105" for p in js[-1]["problems"])
