@@ -24,6 +24,8 @@ QUALIFIERS = (
 )
 # What every anchor measured; a group without a `condition` (older curves files) means this one.
 REFERENCE_CONDITION = {"batch_size": 1, "generation_tokens": 256}
+# INT8 curves are LLM.int8() (bitsandbytes' default outlier threshold); threshold 0 is another INT8.
+LLM_INT8_THRESHOLD = 6.0
 
 
 @dataclass(frozen=True)
@@ -297,6 +299,11 @@ def grade(report: object, curves: dict) -> Verdict:
         return ungraded_verdict(code, reason, base, qualifiers)
     wanted = group.get("condition") or REFERENCE_CONDITION
     mismatch = condition_mismatch(found, wanted)
+    threshold = _number(_get(report, "workload", "int8_outlier_threshold"))
+    if precision == "INT8" and threshold is not None and threshold != LLM_INT8_THRESHOLD:
+        other = (f"INT8 outlier threshold {threshold:g} "
+                 f"(not LLM.int8(), whose threshold is {LLM_INT8_THRESHOLD:g})")
+        mismatch = f"{mismatch} and {other}" if mismatch else other
     if mismatch:
         return ungraded_verdict(
             "QJ309",

@@ -40,7 +40,8 @@ def rules() -> dict:
         "arch_aliases": dict(store.ARCH_ALIASES),
         "grade": {"z_limit": grade_module.Z_LIMIT, "measured_sources": sorted(grade_module.MEASURED_SOURCES),
                   "legacy_prefix": grade_module.LEGACY_PREFIX,
-                  "reference_condition": grade_module.REFERENCE_CONDITION},
+                  "reference_condition": grade_module.REFERENCE_CONDITION,
+                  "llm_int8_threshold": grade_module.LLM_INT8_THRESHOLD},
     }
 
 

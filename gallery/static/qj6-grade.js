@@ -12,6 +12,7 @@
   var pyRepr = QJ.pyRepr;
   var pyRound = QJ.pyRound;
   var pySum = QJ.pySum;
+  var pyG = QJ.pyG;
   var validate = QJ.validate;
 
   function curvePct(n, a, s, nStar) { var x = n / nStar; return a - s * x / (1.0 + x); }
@@ -255,6 +256,11 @@
     if (key === null) { return ungraded(resolved[2], resolved[3], base, qualifiers); }
     var wanted = group.condition || G.reference_condition;
     var mismatch = conditionMismatch(found, wanted);
+    var threshold = number(get(report, 'workload', 'int8_outlier_threshold'));
+    if (precision === 'INT8' && threshold !== null && threshold !== G.llm_int8_threshold) {
+      var other = 'INT8 outlier threshold ' + pyG(threshold) + ' (not LLM.int8(), whose threshold is ' + pyG(G.llm_int8_threshold) + ')';
+      mismatch = mismatch ? mismatch + ' and ' + other : other;
+    }
     if (mismatch) {
       return ungraded('QJ309', 'measured with ' + mismatch + ', but the ' + key + ' curve grades ' +
         conditionText(backend, wanted).split(', ').slice(1).join(', ') + ' (like with like only; ' +

@@ -327,3 +327,20 @@ def test_browser_and_python_agree_on_the_committed_real_reports(tmp_path, curves
     assert any("self-anchored" in q for q in quals) and "QJ309" in codes
     assert all(v["verdict"]["min_detectable_pp"] is not None for v in js
                if v["verdict"] and v["verdict"]["label"] != "ungraded")
+
+
+def test_threshold_zero_int8_is_another_condition_in_both(tmp_path, curves):
+    from gallery_fixtures import make_report
+
+    base = make_report(arch="ada", model="TinyLlama-1.1B", precision="INT8", params_b=1.1, delta_pct=140.0,
+                       seed=3)
+    texts = []
+    for threshold in (6, 6.0, 0, 0.0, 3.5):
+        r = copy.deepcopy(base)
+        r["workload"]["int8_outlier_threshold"] = threshold
+        texts.append(json.dumps(r))
+    js = run_js(tmp_path, {"rules": rules(), "curves": curves, "texts": texts})
+    assert _compare(texts, js, curves) == []
+    codes = [v["verdict"]["reason_code"] for v in js]
+    assert codes[:2] == [None, None] and codes[2:] == ["QJ309"] * 3
+    assert "INT8 outlier threshold 0 (not LLM.int8()" in js[2]["verdict"]["reason"]
