@@ -116,6 +116,14 @@ _CODES = (
         "The reports were still computed from the samples in memory; free disk space or fix permissions "
         "in --out to keep the raw record next time.",
     ),
+    Code(
+        "QJ418",
+        "error",
+        "another package shadows one of quantjoule's",
+        "Install quantjoule in its own virtual environment (python -m venv), or remove the other package "
+        "or PYTHONPATH entry of that name; quantjoule's top-level packages are bot, curves, gallery, "
+        "measure and schema.",
+    ),
 )
 
 
