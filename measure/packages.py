@@ -29,6 +29,6 @@ def shadowed() -> str | None:
         home = _home(name)
         if home != ours:
             where = "nowhere" if home is None else str(home)
-            return (f"QJ418: `import {name}` finds {where}, not quantjoule's copy in {ours}: a package of the "
-                    "same name comes first on sys.path")
+            return (f"QJ418: `import {name}` finds {where}, not quantjoule's copy in {ours}: a package "
+                    "of the same name comes first on sys.path")
     return None

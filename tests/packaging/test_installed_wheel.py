@@ -25,6 +25,8 @@ ROOT = Path(__file__).resolve().parents[2]
 TOP_LEVEL = ("bot", "curves", "gallery", "measure", "schema")
 REAL_REPORT = ROOT / "measurements" / "h200" / "2026-12-02-tinyllama-1.1b-eager-nf4.json"
 
+WHEEL = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation"]
+
 pytestmark = pytest.mark.slow
 
 
@@ -55,7 +57,7 @@ def _lookalike(dest: Path) -> Path:
         '[build-system]\nrequires = ["setuptools>=68"]\nbuild-backend = "setuptools.build_meta"\n'
         '[project]\nname = "schema"\nversion = "0.7.8"\n[tool.setuptools]\npy-modules = ["schema"]\n'
     )
-    _sh([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(dest), str(src)])
+    _sh([*WHEEL, "-w", str(dest), str(src)])
     return next(dest.glob("schema-0.7.8-*.whl"))
 
 
@@ -64,12 +66,13 @@ def venv(tmp_path_factory):
     base = tmp_path_factory.mktemp("wheel")
     src = _source_tree(base / "src")
     dist = base / "dist"
-    _sh([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(dist), str(src)])
+    _sh([*WHEEL, "-w", str(dist), str(src)])
     (wheel,) = dist.glob("quantjoule-*.whl")
     env_dir = base / "venv"
     _sh([sys.executable, "-m", "venv", "--without-pip", str(env_dir)])
     python = env_dir / "bin" / "python"
-    site = Path(_sh([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip())
+    where = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    site = Path(_sh([str(python), "-c", where]).stdout.strip())
     (site / "_outer_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     pip = [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", "--no-index"]
     _sh([*pip, str(_lookalike(base))])  # the same-named PyPI package, installed first
@@ -81,7 +84,8 @@ def venv(tmp_path_factory):
 
 def _run(venv, *args: str, extra_env: dict | None = None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
-    env.update({"CUDA_VISIBLE_DEVICES": "", "PYTHONNOUSERSITE": "1", "HF_HUB_OFFLINE": "1"}, **(extra_env or {}))
+    env.update({"CUDA_VISIBLE_DEVICES": "", "PYTHONNOUSERSITE": "1", "HF_HUB_OFFLINE": "1"})
+    env.update(extra_env or {})
     env["PATH"] = f"{venv['python'].parent}{os.pathsep}{env.get('PATH', '')}"
     return subprocess.run(
         [str(venv["python"]), *args], capture_output=True, text=True, cwd=venv["cwd"], env=env, timeout=600
