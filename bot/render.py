@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from bot.markdown import defuse, md_block, md_inline, plain
+from bot.markdown import defuse, md_block, md_code, md_inline, plain
 
 _FOOTER = (
     "<sub>Edit the issue to resubmit: the bot checks every edit. A maintainer can comment "
@@ -189,7 +189,7 @@ def pull_request(sub, plan: dict) -> dict:
         f"Adds {len(ok)} replication record(s) from issue #{sub.issue}; merging files them in the "
         "gallery (the plot and table below are already rebuilt in this diff).",
         "",
-        f"- submitted by `{md_inline(sub.submitter_login, 60)}` (GitHub login from the event), "
+        f"- submitted by {md_code(sub.submitter_login, 60)} (GitHub login from the event), "
         f"credited as {who}",
         f"- affiliation: {md_inline(sub.fields.get('affiliation') or '—', 100)}",
         f"- GPU named in the form: {md_inline(sub.fields.get('gpu') or '—', 100)}",

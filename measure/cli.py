@@ -206,7 +206,8 @@ def env(device, gpu_arch, as_json) -> None:
         )
         click.echo(f"{'driver':14s} {nv['driver']}")
     else:
-        click.echo(f"{'NVML':14s} unavailable ({info.get('nvml_error')})")
+        click.echo(f"{'NVML':14s} unavailable: {info.get('nvml_error')}")
+        click.echo(f"{'':14s} hint: {info.get('nvml_hint')}")
     verdict = "yes" if info["can_measure"] and not info["reasons"] else "no"
     click.echo(
         f"measurement possible: {verdict}" + (f" ({'; '.join(info['reasons'])})" if info["reasons"] else "")

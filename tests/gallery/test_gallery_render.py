@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 import pytest
+from gallery_fixtures import make_record, make_report
 from matplotlib.collections import PathCollection
 from matplotlib.colors import to_hex
 
@@ -245,3 +246,15 @@ def test_records_graded_against_older_curves_are_regraded_and_say_so(records, cu
     assert f"graded against curves <code>{curves['version']}</code>: confirmation" in page
     same = compose([record], curves).rows[0]
     assert same["label"] == "confirmation" and same["filed_label"] is None
+
+
+def test_rows_of_one_date_are_ordered_by_issue_number(curves):
+    from gallery.rows import build_rows
+
+    base = make_report(arch="ada", model="Qwen2-7B", params_b=7.616, precision="NF4", delta_pct=-20.0, seed=3)
+    # issue 12 was filed earlier that day than issue 9 (edited and re-filed later): the table shows dates
+    # only, so within one date it reads by issue number, newest (highest) first like the dates
+    times = {9: "2026-11-20T18:00:00Z", 12: "2026-11-20T08:00:00Z", 10: "2026-11-21T09:00:00Z"}
+    records = [make_record(base, issue=n, curves=curves, submitted_at=t) for n, t in times.items()]
+    rows, _, _ = build_rows(records, curves)
+    assert [r["issue"] for r in rows] == [10, 12, 9]

@@ -192,3 +192,17 @@ def test_progress_bars_count_each_arms_blocks_and_the_budget():
         "INT8": None,
         "blocks": 6,
     }
+
+
+def test_env_does_not_ask_to_install_nvidia_ml_py_when_it_is_installed():
+    from measure.provenance import package_version
+
+    res = CliRunner().invoke(main, ["env"])
+    info = json.loads(CliRunner().invoke(main, ["env", "--json"]).output)
+    if "nvml" in info:
+        pytest.skip("NVML works here: there is no NVML problem to explain")
+    installed = package_version("nvidia-ml-py") is not None
+    assert ("pip install nvidia-ml-py" in res.output) is not installed
+    assert "Install nvidia-ml-py" not in res.output
+    if installed:
+        assert "NVIDIA driver and a GPU" in res.output
