@@ -26,9 +26,9 @@ install_torch() {
         return
     fi
     # PyPI's torch for Linux x86_64 is the CUDA build (~530 MB plus several GB of nvidia-* wheels); the
-    # tests and the no-GPU path need only the CPU build (~200 MB) from PyTorch's own CPU index.
+    # tests and the no-GPU path need only the CPU build (~190 MB) from PyTorch's own CPU index.
     if reachable "$CPU_INDEX/torch/"; then
-        say "[1/3] installing torch $TORCH_VERSION, CPU build, from $CPU_INDEX (about 200 MB, 1-3 minutes)"
+        say "[1/3] installing torch $TORCH_VERSION, CPU build, from $CPU_INDEX (about 190 MB, 1-3 minutes)"
         "${PIP[@]}" --index-url "$CPU_INDEX" --extra-index-url https://pypi.org/simple "torch==$TORCH_VERSION"
     else
         say "[1/3] $CPU_INDEX is not reachable: installing torch==$TORCH_VERSION from the configured index."
@@ -46,7 +46,7 @@ setup() {
     fi
     install_torch
     say "[2/3] installing quantjoule (editable) with bitsandbytes, transformers and the dev tools"
-    say "      (about 150 MB on a fresh machine, 1-2 minutes; torch above is kept)"
+    say "      (about 200 MB of wheels on a fresh machine, 1-3 minutes; torch above is kept)"
     "${PIP[@]}" -e ".[measure,dev]"
 }
 
@@ -56,7 +56,7 @@ browser() {
         return
     fi
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        say "[3/3] installing Debian's chromium and chromium-driver (about 100 MB, 1-2 minutes)"
+        say "[3/3] installing Debian's chromium and chromium-driver (about 150 MB with its libraries, 1-2 minutes)"
         apt-get update -qq
         DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver
     else
