@@ -183,8 +183,16 @@ def test_every_no_gpu_variant_writes_a_schema_valid_honest_reference_report(tmp_
 def test_hopper_reference_energies_come_from_the_h200_anchors(tmp_path):
     opts = RunOptions(synthetic="tinyllama-1.1b", precisions=("NF4",), gpu_arch="hopper", out_dir=tmp_path)
     rep = json.loads(run(opts, Env(None, None, None, **_NO_GPU)).paths[0].read_text())
-    # reference/anchors-quantjoule-h200.csv: TinyLlama-1.1B FP16 2780.09 mJ/token on the H200
-    assert rep["results"]["fp16_energy_per_token_mj"] == pytest.approx(2780.09)
+    # the FP16 energy of the project's own H200 anchor rows of TinyLlama's size (1.1 B), averaged
+    import csv
+
+    from curves.store import DEFAULT_ANCHOR_PATHS
+
+    rows = [r for path in DEFAULT_ANCHOR_PATHS for r in csv.DictReader(path.open(encoding="utf-8"))]
+    at_size = [r for r in rows if r["arch"] == "hopper" and float(r["params_b"]) == 1.1]
+    fp16 = {float(r["energy_fp16_j1k"]) for r in at_size}
+    assert fp16, "the Hopper anchors include TinyLlama's size"
+    assert rep["results"]["fp16_energy_per_token_mj"] == pytest.approx(sum(fp16) / len(fp16), rel=1e-5)
     assert "hopper" in rep["results"]["note"] and "no hopper anchors" not in rep["results"]["note"]
 
 

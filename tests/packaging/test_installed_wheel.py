@@ -95,8 +95,10 @@ def _run(venv, *args: str, extra_env: dict | None = None) -> subprocess.Complete
 def test_the_wheel_ships_the_curves_and_the_anchors(venv):
     import zipfile
 
+    from curves.store import DEFAULT_ANCHOR_PATHS
+
     names = set(zipfile.ZipFile(venv["wheel"]).namelist())
-    for name in ("curves.json", "anchors.csv", "anchors-quantjoule-h200.csv", "README.md"):
+    for name in ("curves.json", "README.md", *(p.name for p in DEFAULT_ANCHOR_PATHS)):
         assert f"curves/reference/{name}" in names
     assert (venv["site"] / "curves" / "reference" / "curves.json").read_bytes() == (
         ROOT / "reference" / "curves.json"
@@ -126,7 +128,13 @@ def test_measure_check_gives_the_bots_verdict_outside_the_checkout(venv):
     done = _run(venv, "-m", "measure", "check", "--json", report.name)
     assert done.returncode == 0, done.stdout + done.stderr
     (row,) = json.loads(done.stdout)
-    assert row["accepted"] is True and row["verdict"]["label"] in ("confirmation", "contradiction")
+    # the same acceptance and verdict as the bot's own code in this checkout gives
+    from bot.assess import assess
+    from curves import load_curves
+
+    expected = assess(REAL_REPORT.read_bytes(), load_curves())
+    assert row["accepted"] is expected.accepted is True
+    assert row["verdict"] == expected.verdict.to_dict()
     assert "Traceback" not in done.stderr
 
 
@@ -143,9 +151,13 @@ def test_measure_run_without_a_gpu_then_check_and_bot_grade(venv):
     checked = _run(venv, "-m", "measure", "check", "--json", str(out / "energy-nf4.json"))
     assert checked.returncode == 1  # schema-valid, and refused as the bot refuses it
     assert [p["code"] for p in json.loads(checked.stdout)[0]["problems"]] == ["QJ506"]
-    graded = _run(venv, "-m", "bot", "grade", str(out / "energy-nf4.json"), str(REAL_REPORT))
+    graded = _run(venv, "-m", "bot", "grade", "--json", str(out / "energy-nf4.json"), str(REAL_REPORT))
     assert graded.returncode == 0, graded.stdout + graded.stderr
-    assert "confirmation" in graded.stdout or "contradiction" in graded.stdout
+    from curves import check_text, load_curves
+
+    lines = [json.loads(line) for line in graded.stdout.splitlines()]
+    assert lines[1]["verdict"] == check_text(REAL_REPORT.read_bytes(), load_curves()).verdict.to_dict()
+    assert lines[0]["verdict"]["label"] == "ungraded"  # a reference value is never graded
     usage = _run(venv, "-m", "measure", "run", "--synthetic", "qwen2-0.5b", "--out", str(out / "x"))
     assert usage.returncode == 2 and "--gpu-arch" in usage.stderr and "Traceback" not in usage.stderr
 
