@@ -61,7 +61,8 @@ def render_readme(rows: list[dict], skipped: list[dict], specs: dict[str, dict],
         "curve. Rows are in order of submission date, newest first.",
         "",
         f"The same gallery as a site, with filters, a sortable table, a page per replication and a checker "
-        f"that places your own energy.json on the plot in the browser (nothing is uploaded): <{SITE_URL}>",
+        f"that places your own energy.json on the plot in the browser (nothing is uploaded): "
+        f"[{SITE_URL.split('://', 1)[1].rstrip('/')}]({SITE_URL})",
         "",
         *counts_table(counts),
         "",
