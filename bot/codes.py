@@ -41,8 +41,8 @@ CODES: tuple[Code, ...] = (
         "QJ506",
         "error",
         "not a measurement",
-        "Only results.basis 'measured' from an NVML source enters the gallery; run `python -m measure run` "
-        "on a GPU and submit the report it writes.",
+        "Only a complete `python -m measure run` on an NVIDIA GPU (results.basis 'measured' from an NVML "
+        "source) enters the gallery; reference, simulated and partial runs are checked but never accepted.",
     ),
     Code(
         "QJ507",

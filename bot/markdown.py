@@ -45,6 +45,16 @@ def md_inline(text: object, limit: int = 200) -> str:
     return defuse(_PUNCT.sub(r"\\\1", one))
 
 
+def md_code(text: object, limit: int = 200) -> str:
+    """One line of untrusted text as a Markdown code span, fence included. Inside a code span backslashes
+    are literal (md_inline's escapes would show) and nothing links or pings; the fence is longer than any
+    run of backticks in the text, so the text cannot close it."""
+    one = " ".join(visible(text).split())[:limit]
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", one)), default=0) + 1)
+    pad = " " if one.startswith("`") or one.endswith("`") else ""
+    return f"{fence}{pad}{one}{pad}{fence}"
+
+
 def md_block(text: object, limit: int = 2000) -> str:
     """Several lines of untrusted text (notes) as a Markdown quote, each line escaped like md_inline."""
     raw = visible(text).split("\n")

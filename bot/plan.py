@@ -14,8 +14,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import schema
 from bot import render
+from bot.assess import assess
 from bot.codes import problem
 from bot.intake import Ignored, Submission
 from schema.problem import Problem
@@ -138,39 +138,23 @@ def _points(sub: Submission, ctx: PlanContext) -> list[dict]:
             "record": None,
         }
         problems: list[Problem] = list(block.problems)
-        report = None
+        assessment = None
         if not problems:
-            report, problems = _read(block.text)
-        if report is not None and not blocked and not any(p.severity == "error" for p in problems):
-            _accept(sub, ctx, grade, point, report, problems, by_sha, seen, used_paths)
+            assessment = assess(block.text, ctx.curves, grade)
+            problems = list(assessment.problems)
+        if assessment is not None and assessment.valid and not blocked:
+            _accept(sub, ctx, assessment, point, problems, by_sha, seen, used_paths)
         point["problems"] = [p.to_dict() for p in problems]
         points.append(point)
     return points
 
 
-def _read(text: str) -> tuple[dict | None, list[Problem]]:
-    report, problems = schema.parse_report(text)
-    problems = list(problems)
-    if report is not None:
-        known = {(p.code, p.path, p.message) for p in problems}
-        problems += [p for p in schema.validate(report) if (p.code, p.path, p.message) not in known]
-    return report, problems
-
-
-def _accept(sub, ctx, grade, point, report, problems, by_sha, seen, used_paths) -> None:
+def _accept(sub, ctx, assessment, point, problems, by_sha, seen, used_paths) -> None:
+    report = assessment.report
     sha = canonical_sha256(report)
     point["sha256"] = sha
     point["summary"] = render.summary(report)
-    if not schema.is_measurement(report):
-        problems.append(
-            problem(
-                "QJ506",
-                "results.basis is "
-                f"{_raw((report.get('results') or {}).get('basis'))} from source "
-                f"{_raw(report.get('measurement_source'))}",
-                "/results/basis",
-            )
-        )
+    if not assessment.is_measurement:  # refused by the shared acceptance rule (QJ506 is in `problems`)
         return
     form_gpu = str(sub.fields.get("gpu") or "").strip().lower()
     report_gpu = str((report.get("system_under_test") or {}).get("gpu") or "").strip().lower()
@@ -192,7 +176,7 @@ def _accept(sub, ctx, grade, point, report, problems, by_sha, seen, used_paths) 
         return
     path = record_path(sub.issue, report, used_paths)
     seen[sha] = point["index"]
-    verdict = grade(report, ctx.curves)
+    verdict = assessment.verdict
     vd = verdict.to_dict() if hasattr(verdict, "to_dict") else dict(verdict)
     existing = ctx.records.get(path)
     if existing and existing.get("report_sha256") == sha and existing.get("issue") == sub.issue:
@@ -308,7 +292,3 @@ def _curves():
 
     return curves
 
-
-def _raw(value: object) -> str:
-    """A short plain rendering of a report value for a problem message (escaped later, when rendered)."""
-    return repr(value)[:60] if not isinstance(value, str) else value[:60]

@@ -7,13 +7,24 @@ Confirmation and contradiction share one template (equal prominence).
 from __future__ import annotations
 
 import json
+import re
 
-from bot.markdown import defuse, md_block, md_inline, plain
+from bot.markdown import defuse, md_block, md_code, md_inline, plain
 
 _FOOTER = (
     "<sub>Edit the issue to resubmit: the bot checks every edit. A maintainer can comment "
     "`/recheck` to run it again.</sub>"
 )
+
+
+# GitHub logins: letters, digits and single hyphens. Such a login reads best as a code span (as typed);
+# anything else (only a forged event can carry it) is escaped like any other submission text.
+_LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})")
+
+
+def _login(login: object) -> str:
+    text = str(login or "")
+    return md_code(text, 60) if _LOGIN.fullmatch(text) else f"`{md_inline(text, 60)}`"
 
 
 def defused(markdown: str) -> str:
@@ -189,7 +200,7 @@ def pull_request(sub, plan: dict) -> dict:
         f"Adds {len(ok)} replication record(s) from issue #{sub.issue}; merging files them in the "
         "gallery (the plot and table below are already rebuilt in this diff).",
         "",
-        f"- submitted by `{md_inline(sub.submitter_login, 60)}` (GitHub login from the event), "
+        f"- submitted by {_login(sub.submitter_login)} (GitHub login from the event), "
         f"credited as {who}",
         f"- affiliation: {md_inline(sub.fields.get('affiliation') or '—', 100)}",
         f"- GPU named in the form: {md_inline(sub.fields.get('gpu') or '—', 100)}",

@@ -4,13 +4,25 @@ from __future__ import annotations
 
 import json
 import math
+from importlib import resources
 from pathlib import Path
 
 from curves.codes import CurvesError
 from curves.model import predict_group
 
-DEFAULT_CURVES_PATH = Path(__file__).resolve().parent.parent / "reference" / "curves.json"
-DEFAULT_ANCHORS_PATH = Path(__file__).resolve().parent.parent / "reference" / "anchors.csv"
+
+def reference_dir() -> Path:
+    """The folder holding curves.json and the anchor CSVs: the copy an installed wheel ships inside this
+    package (`curves/reference/`, mapped from the repository's reference/ by pyproject.toml), else the
+    checkout's reference/ beside the package (a source tree or an editable install)."""
+    packaged = resources.files("curves") / "reference"
+    if packaged.is_dir() and (packaged / "curves.json").is_file():
+        return Path(str(packaged))
+    return Path(__file__).resolve().parent.parent / "reference"
+
+
+DEFAULT_CURVES_PATH = reference_dir() / "curves.json"
+DEFAULT_ANCHORS_PATH = reference_dir() / "anchors.csv"
 # Every anchor file the committed curves.json is fitted on: the published rows first, then the project's own
 # measured sources (one CSV per source; a new one is added here and regenerated with curves.measured).
 DEFAULT_ANCHOR_PATHS = (

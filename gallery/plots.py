@@ -11,17 +11,21 @@ import matplotlib
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
 # Okabe-Ito colours: distinguishable under the common colour-vision deficiencies, similar visual weight.
 COLOURS = {"confirmation": "#0072b2", "contradiction": "#d55e00", "ungraded": "#999999"}
 ANCHOR_COLOUR = "#222222"
 MARKER_AREA_PT2 = 42  # one size for every replication marker: equal prominence is a rule
-FIG_SIZE_IN = (8.0, 5.0)
+FIG_SIZE_IN = (8.0, 5.8)
 DPI = 100
 # Fixed axes rectangle (figure fractions): the browser places a point over the image without layout.
-AXES_RECT = (0.085, 0.14, 0.565, 0.74)
+# The axes take the full width; the legend sits in its own band below them, so it hides no data.
+AXES_RECT = (0.085, 0.32, 0.895, 0.62)
+# Size ticks in billions of parameters, labelled plainly ("0.5 B", "7 B"), where inside the x range.
+SIZE_TICKS_B = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 3, 5, 7, 10, 14, 20, 30, 50, 70, 100, 200, 500, 1000)
 GRID_POINTS = 121
-RENDER_VERSION = "plots/1"
+RENDER_VERSION = "plots/2"
 _RC = {
     "svg.hashsalt": "quantjoule-gallery",
     "svg.fonttype": "path",
@@ -208,6 +212,28 @@ def place(geom: dict, params_b: float, delta_e_pct: float) -> tuple[float, float
     return round((left + fx * width) * 100, 3), round((1.0 - (bottom + fy * height)) * 100, 3), clipped
 
 
+def size_label(params_b: float) -> str:
+    """A size as people write it: 0.5 B, 7 B, 1.1 B."""
+    return f"{params_b:g} B"
+
+
+def _size_axis(ax, x_range) -> None:
+    lo, hi = x_range
+    ticks = [t for t in SIZE_TICKS_B if lo <= t <= hi]
+    if len(ticks) > 9:  # a wide range: keep the 1-2-5 steps only
+        ticks = [t for t in ticks if f"{t:g}".lstrip("0.")[:1] in ("1", "2", "5")]
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: size_label(v)))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def _curve_label(curve: dict) -> str:
+    borrowed, source = curve["borrowed_from"], curve.get("source")
+    if borrowed:
+        return f"borrowed curve: {borrowed}'s fit"
+    return f"fitted curve: {source}, {curve['weights']}" if source else "fitted curve"
+
+
 def _draw(spec: dict) -> Figure:
     fig = Figure(figsize=FIG_SIZE_IN, dpi=DPI)
     fig.patch.set_facecolor("white")
@@ -215,32 +241,33 @@ def _draw(spec: dict) -> Figure:
     ax.set_xscale("log")
     ax.set_xlim(*spec["x_range"])
     ax.set_ylim(*spec["y_range"])
+    _size_axis(ax, spec["x_range"])
     ax.axhline(0.0, color="#555555", linewidth=0.8, zorder=1)
     ax.grid(True, which="major", color="#e6e6e6", linewidth=0.6, zorder=0)
-    borrowed_any = False
+    curve_handles, seen_random_anchor = [], False
     for curve in spec["curves"]:
-        borrowed = curve["borrowed_from"]
-        borrowed_any = borrowed_any or bool(borrowed)
-        style = "--" if borrowed else "-"
+        style = "--" if curve["borrowed_from"] else "-"
         ax.fill_between(curve["x"], curve["low"], curve["high"], color="#9ecae1", alpha=0.35, linewidth=0,
                         zorder=2)
         ax.plot(curve["x"], curve["mean"], style, color="#08306b", linewidth=1.6, zorder=3)
-        source = curve.get("source")
-        label = (f"borrowed: {borrowed} curve" if borrowed
-                 else f"fitted on {source} ({curve['weights']} weights)" if source else None)
-        if label:
-            mid = len(curve["x"]) // 2
-            ax.annotate(
-                label, (curve["x"][mid], curve["mean"][mid]), xytext=(6, 8),
-                textcoords="offset points", fontsize=8, color="#08306b", zorder=6,
-            )
+        curve_handles.append(Line2D([], [], color="#08306b", linewidth=1.6, linestyle=style,
+                                    label=_curve_label(curve)))
         if curve["crossover_b"]:
-            ax.axvline(curve["crossover_b"], color="#08306b", linestyle=":", linewidth=0.9, zorder=2)
+            cross = curve["crossover_b"]
+            ax.axvline(cross, color="#08306b", linestyle=":", linewidth=0.9, zorder=2)
+            # labelled where it is defined: the size at which the curve crosses 0 (top of the axes, so
+            # it never sits on the points around the zero line)
+            ax.annotate(f"crossover ≈ {size_label(_r(cross, 2))}", (cross, 1.0),
+                        xycoords=("data", "axes fraction"), xytext=(4, -14), textcoords="offset points",
+                        fontsize=8, color="#08306b", ha="left", va="top", zorder=6,
+                        bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "none",
+                              "alpha": 0.85})
         for n_min, face in ((2, ANCHOR_COLOUR), (1, "white")):
             for random_init in (False, True):
                 chosen = [a for a in curve["anchors"] if (a["n_trials"] >= 2) == (n_min == 2)
                           and bool(a.get("random_init")) == random_init]
                 if chosen:
+                    seen_random_anchor = seen_random_anchor or random_init
                     # Random-init anchors: diamonds, so they never read as the published squares.
                     ax.scatter(
                         [a["params_b"] for a in chosen], [a["delta_e_pct"] for a in chosen],
@@ -264,45 +291,53 @@ def _draw(spec: dict) -> Figure:
                 linewidths=2.0 if legacy else (1.3 if random_init else 0.6),
                 linestyles=(0, (1.6, 1.2)) if random_init else "solid", zorder=5,
             )
-    ax.set_xlabel("model size (billion parameters, log scale)")
+    ax.set_xlabel("model size (parameters, log scale)")
     ax.set_ylabel(f"ΔE% {spec['precision']} vs FP16 (energy per token)")
     ax.set_title(f"{spec['arch']} · {spec['precision']}: energy per token vs model size", fontsize=10.5)
     ax.text(0.005, 0.995, "quantization costs energy ↑", transform=ax.transAxes, ha="left", va="top",
             fontsize=7.5, color="#555555")
     ax.text(0.005, 0.005, "quantization saves energy ↓", transform=ax.transAxes, ha="left", va="bottom",
             fontsize=7.5, color="#555555")
-    fig.text(0.01, 0.015, spec["stamp"], fontsize=7.5, color="#444444", ha="left", va="bottom")
-    fig.legend(handles=_legend_handles(ax, borrowed_any), loc="center left", bbox_to_anchor=(0.665, 0.52),
-               frameon=False, fontsize=8, handlelength=2.2)
+    fig.text(0.01, 0.01, spec["stamp"], fontsize=7.5, color="#444444", ha="left", va="bottom")
+    present = {"random_init": any(p[5] for p in spec["points"]), "legacy": any(p[6] for p in spec["points"]),
+               "random_anchor": seen_random_anchor}
+    fig.legend(handles=[*curve_handles, *_legend_handles(ax, present)], loc="upper center",
+               bbox_to_anchor=(0.5, AXES_RECT[1] - 0.085), ncol=3, frameon=False, fontsize=8,
+               handlelength=2.2, columnspacing=1.6)
     return fig
 
 
-def _legend_handles(ax, borrowed_any: bool) -> list:
-    """Every category is always in the legend, whether or not this plot has such a point."""
+def _legend_handles(ax, present: dict) -> list:
+    """The verdicts are always all in the legend (equal prominence, whether or not this plot has such a
+    point); edge styles and random-init anchors only where the plot shows them."""
 
     def point(label: str, face: str, edge: str = "white", width: float = 0.6, style="solid"):
         # An empty scatter is the only proxy that shows a dotted marker edge in the legend.
         return ax.scatter([], [], marker="o", s=MARKER_AREA_PT2, facecolors=face, edgecolors=edge,
                           linewidths=width, linestyles=style, label=label)
 
-    return [
-        Line2D([], [], color="#08306b", linewidth=1.6, label="fitted curve"),
+    handles = [
         Patch(facecolor="#9ecae1", alpha=0.35, label="prediction band (±2 sd)"),
-        Line2D([], [], color="#08306b", linewidth=1.6, linestyle="--",
-               label="borrowed curve" + ("" if borrowed_any else " (none here)")),
         Line2D([], [], linestyle="none", marker="s", markersize=5.5, markerfacecolor=ANCHOR_COLOUR,
                markeredgecolor=ANCHOR_COLOUR, label="anchor, n ≥ 2 trials"),
         Line2D([], [], linestyle="none", marker="s", markersize=5.5, markerfacecolor="white",
                markeredgecolor=ANCHOR_COLOUR, label="anchor, n = 1 trial"),
-        Line2D([], [], linestyle="none", marker="D", markersize=5.0, markerfacecolor=ANCHOR_COLOUR,
-               markeredgecolor=ANCHOR_COLOUR, label="anchor, random-init weights"),
+    ]
+    if present["random_anchor"]:
+        handles.append(Line2D([], [], linestyle="none", marker="D", markersize=5.0,
+                              markerfacecolor=ANCHOR_COLOUR, markeredgecolor=ANCHOR_COLOUR,
+                              label="anchor, random-init weights"))
+    handles += [
         point("confirmation (|z| ≤ 2)", COLOURS["confirmation"]),
         point("contradiction (|z| > 2)", COLOURS["contradiction"]),
         point("ungraded (no curve)", COLOURS["ungraded"]),
-        point("random-init weights (dotted edge)", "#dddddd", "black", 1.3, (0, (1.6, 1.2))),
-        point("legacy schema (heavy edge)", "#dddddd", "black", 2.0),
-        Line2D([], [], color="#555555", linewidth=0.9, label="95 % CI of a replication"),
     ]
+    if present["random_init"]:
+        handles.append(point("random-init weights (dotted edge)", "#dddddd", "black", 1.3, (0, (1.6, 1.2))))
+    if present["legacy"]:
+        handles.append(point("legacy schema (heavy edge)", "#dddddd", "black", 2.0))
+    handles.append(Line2D([], [], color="#555555", linewidth=0.9, label="95 % CI of a replication"))
+    return handles
 
 
 def render(spec: dict, fmt: str) -> bytes:

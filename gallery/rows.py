@@ -172,7 +172,11 @@ def record_entry(record: dict, curves: dict, grade=None) -> dict:
     """Everything the gallery needs from one record, as plain JSON data (what an incremental build caches):
     its sort key, base id, and either its display row or why it is left out."""
     rid = record_id(record)
-    sort_key = [str(record.get("submitted_at") or ""), rid, str(record.get("report_sha256"))]
+    submitted = str(record.get("submitted_at") or "")
+    issue = record.get("issue")
+    issue = issue if isinstance(issue, int) and not isinstance(issue, bool) else 0
+    # by the date shown, then issue number (rows of one day read in issue order), then the exact time
+    sort_key = [submitted[:10], issue, submitted, rid, str(record.get("report_sha256"))]
     entry = {"sort": sort_key, "rid": rid}
     ok, why = is_replication(record)
     if not ok:

@@ -57,13 +57,13 @@ def counts_html(counts: dict[str, int]) -> str:
 
 
 def _plot_figure(name: str, spec: dict, up: str, marker: tuple[float, float] | None = None,
-                 clipped: bool = False) -> str:
+                 clipped: bool = False, label: str = "ungraded") -> str:
     geom = geometry(spec)
     width, height = geom["size_px"]
     overlay = ""
-    if marker is not None:
+    if marker is not None:  # the ring takes the verdict's colour, as the in-page checker's does
         cx, cy = marker[0] * width / 100, marker[1] * height / 100
-        cls = "you clipped" if clipped else "you"
+        cls = f"you you-{h(label)}" + (" clipped" if clipped else "")
         overlay = f"<circle class=\"{cls}\" cx=\"{cx:.1f}\" cy=\"{cy:.1f}\" r=\"11\"></circle>"
     return (
         f"<figure class=\"plot\" id=\"plot-{h(name)}\" data-plot=\"{h(name)}\">"
@@ -214,7 +214,8 @@ def render_page(row: dict, record: dict, spec: dict | None, curves: dict) -> str
     figure = ""
     if spec is not None and row["params_b"] and row["obs_pct"] is not None:
         left, top, clipped = place(geometry(spec), row["params_b"], row["obs_pct"])
-        figure = _plot_figure(f"{row['arch']}-{row['precision']}", spec, up, (left, top), clipped)
+        figure = _plot_figure(f"{row['arch']}-{row['precision']}", spec, up, (left, top), clipped,
+                              row["label"])
         figure += "<p class=\"note\">The ringed point is this replication" + (
             " (outside the plotted range, shown at the edge)" if clipped else "") + ".</p>"
     login = row["submitter"]

@@ -1,4 +1,4 @@
-"""`measure check`: validate energy.json files with the project's one validator and print every problem."""
+"""`measure check`: the bot's own acceptance of energy.json files (bot.assess), each problem, the verdict."""
 
 from __future__ import annotations
 
@@ -10,15 +10,14 @@ import click
 from rich.console import Console
 from rich.text import Text
 
+from bot.assess import assess
 from curves import load_curves
-from curves.check import verdict_for
+from curves.codes import CurvesError
 from curves.grade import Verdict
 from curves.render import render_text
-from schema import check_report
 from schema.files import read_bytes
 from schema.parse import MAX_REPORT_BYTES
 from schema.problem import Problem
-from schema.validate import claims_measurement
 
 EXIT_VALID, EXIT_PROBLEMS, EXIT_UNREADABLE = 0, 1, 2
 _UNREADABLE_CODES = ("QJ011",)
@@ -26,12 +25,14 @@ _UNREADABLE_CODES = ("QJ011",)
 
 @dataclass(frozen=True)
 class FileCheck:
-    """What checking one file found: its problems and the verdict the bot would give it."""
+    """What checking one file found: its problems (the bot's acceptance rule included) and the verdict the
+    bot would give it (None when the bot would refuse it)."""
 
     path: str
     report: dict | None
     problems: tuple[Problem, ...]
     verdict: Verdict | None = None
+    measurement: bool = False
 
     @property
     def unreadable(self) -> bool:
@@ -47,8 +48,13 @@ class FileCheck:
 
     @property
     def is_measurement(self) -> bool:
-        """schema.is_measurement, from the problems already found."""
-        return not self.errors and claims_measurement(self.report)
+        """schema.is_measurement, as bot.assess found it."""
+        return self.measurement
+
+    @property
+    def accepted(self) -> bool:
+        """The bot would accept it (repository state permitting: consent, duplicates)."""
+        return self.report is not None and not self.errors
 
     @property
     def status(self) -> str:
@@ -60,24 +66,24 @@ class FileCheck:
         report = self.report or {}
         version = report.get("schema_version") if isinstance(report.get("schema_version"), str) else None
         return {"file": self.path, "status": self.status, "schema_version": version,
-                "is_measurement": self.is_measurement,
+                "is_measurement": self.is_measurement, "accepted": self.accepted,
                 "errors": self.errors, "warnings": self.warnings,
                 "problems": [p.to_dict() for p in self.problems],
                 "verdict": None if self.verdict is None else self.verdict.to_dict()}
 
 
 def check_data(path: str, data: bytes | None, read_problems: list[Problem], curves: dict) -> FileCheck:
-    """Pure core: validate and grade one file's bytes (None with read_problems when it could not be read),
-    with the same validator and grader the bot uses."""
+    """Pure core: the bot's assessment of one file's bytes (None with read_problems when it could not be
+    read): the same parse, validation, measurement rule and grade as the bot's plan."""
     if data is None:
         return FileCheck(path, None, tuple(read_problems))
-    report, problems = check_report(data)
-    verdict = None if report is None else verdict_for(report, problems, curves)
-    return FileCheck(path, report, tuple(problems), verdict)
+    found = assess(data, curves)
+    return FileCheck(path, found.report, found.problems, found.verdict, found.is_measurement)
 
 
 def exit_status(results: list[FileCheck]) -> int:
-    """2 when a file could not be read, else 1 when any file has an error, else 0 (warnings allowed)."""
+    """2 when a file could not be read, else 1 when the bot would refuse any file (an error problem), else
+    0 (warnings allowed)."""
     if any(r.unreadable for r in results):
         return EXIT_UNREADABLE
     return EXIT_PROBLEMS if any(r.errors for r in results) else EXIT_VALID
@@ -95,14 +101,21 @@ def _count(n: int, noun: str) -> str:
 
 def _headline(result: FileCheck) -> Text:
     line = Text(f"{result.path}: ", style="bold")
+    report = result.report or {}
     if result.status == "valid":
-        report = result.report or {}
-        basis, source = (report.get("results") or {}).get("basis"), report.get("measurement_source")
-        kind = (f"basis measured from {source}" if result.is_measurement
-                else f"not a measurement (basis {basis}, source {source})")
-        line.append(f"valid {report.get('schema_version')}, {kind}", style="green")
+        source = report.get("measurement_source")
+        line.append(f"valid {report.get('schema_version')}, basis measured from {source}; the bot would "
+                    "accept it", style="green")
+    elif result.unreadable:
+        line.append("cannot be read", style="red")
     else:
-        line.append("cannot be read" if result.unreadable else _count(result.errors, "error"), style="red")
+        line.append(_count(result.errors, "error"), style="red")
+        if result.report is not None and not result.is_measurement and result.errors == 1 and any(
+                p.code == "QJ506" for p in result.problems):
+            basis = (report.get("results") or {}).get("basis")
+            line.append(f": valid {report.get('schema_version')} but not a measurement (basis {basis}, "
+                        f"source {report.get('measurement_source')})", style="red")
+        line.append("; the bot would refuse it", style="red")
     if result.warnings:
         line.append(f", {_count(result.warnings, 'warning')}", style="yellow")
     return line
@@ -133,13 +146,18 @@ def render(results: list[FileCheck], console: Console) -> None:
 @click.argument("files", nargs=-1, required=True, type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON list of results instead of text.")
 def check(files: tuple[str, ...], as_json: bool) -> None:
-    """Validate and grade energy.json FILES (use - for standard input): each problem with a hint, then the
-    verdict the bot would give.
+    """Check energy.json FILES as the bot will (use - for standard input): each problem with a hint, then
+    the verdict the bot would give.
 
-    Exit status: 0 every file valid (warnings allowed), 1 problems found, 2 a file could not be read
-    or the command was used wrongly.
+    Exit status: 0 the bot would accept every file (warnings allowed), 1 the bot would refuse a file
+    (validation errors, or not a measurement: QJ506), 2 a file could not be read or the command was used
+    wrongly.
     """
-    curves = load_curves()
+    try:
+        curves = load_curves()
+    except CurvesError as err:
+        click.echo(err.render(), err=True)
+        sys.exit(EXIT_UNREADABLE)
     results = [check_data(path, *_read(path), curves) for path in files]
     if as_json:
         click.echo(json.dumps([r.to_dict() for r in results], indent=2, ensure_ascii=False))

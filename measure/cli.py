@@ -292,7 +292,8 @@ def env(device, gpu_arch, as_json) -> None:
         )
         click.echo(f"{'driver':14s} {nv['driver']}")
     else:
-        click.echo(f"{'NVML':14s} unavailable ({info.get('nvml_error')})")
+        click.echo(f"{'NVML':14s} unavailable: {info.get('nvml_error')}")
+        click.echo(f"{'':14s} hint: {info.get('nvml_hint')}")
     verdict = "yes" if info["can_measure"] and not info["reasons"] else "no"
     click.echo(
         f"measurement possible: {verdict}" + (f" ({'; '.join(info['reasons'])})" if info["reasons"] else "")
@@ -309,17 +310,27 @@ def env(device, gpu_arch, as_json) -> None:
     help="owner/name of the repository that receives replications.",
 )
 def submit(file, repo) -> None:
-    """Print a prefilled new-issue URL for the replication form."""
-    from measure.submit import issue_url
+    """Print a prefilled new-issue URL for the replication form, only for a report the bot would accept.
+
+    Exit status: 0 URL printed, 1 the bot would refuse the report (no URL; `measure check` says why),
+    2 the file could not be read."""
+    from measure.submit import issue_url, refusal
 
     try:
         text = Path(file).read_text(encoding="utf-8")
+        refused = refusal(text)
         url, fits = issue_url(text, repo)
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         click.echo(
             f"QJ409: cannot read {file} as a JSON report: {exc}\n  hint: pass an energy.json file", err=True
         )
         sys.exit(2)
+    if refused:
+        click.echo(f"{file}: the bot would refuse this report, so no issue URL is printed:", err=True)
+        for line in refused:
+            click.echo(f"  {line}", err=True)
+        click.echo(f"  (python -m measure check {file} shows every problem and its hint)", err=True)
+        sys.exit(1)
     click.echo(url)
     if not fits:
         click.echo(

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import threading
+import time
 from pathlib import Path
 
 from rich.console import Console
@@ -17,15 +21,23 @@ from rich.table import Table
 
 from measure.codes import MeasureError
 from measure.protocol import ProtocolConfig
-from measure.runner import EXIT_USAGE, Env, RunOptions, default_env, reports_from_record, run
+from measure.runner import EXIT_PARTIAL, EXIT_USAGE, Env, RunOptions, default_env, reports_from_record, run
+
+LOG_EVERY_S = 10.0
 
 
 class _Bars:
     """One bar per arm (loading, then the blocks it ran) and one for the run (blocks of --trials, or
     percent of the --duration budget), each with an ETA."""
 
-    def __init__(self, progress: Progress, arms: list[str], trials: int | None, duration_s: float | None):
+    def __init__(self, progress: Progress, arms: list[str], trials: int | None, duration_s: float | None,
+                 log: Console | None = None):
         self.p = progress
+        # a console that is not a terminal (a log file, a pipe) shows no live bars: plain lines instead,
+        # each arm's first block and then at most one line per LOG_EVERY_S
+        self.log = log
+        self.logged_at: float | None = None
+        self.logged_arms: set[str] = set()
         self.trials = trials
         self.duration_s = duration_s
         self.n_quant = len(arms) - 1
@@ -54,10 +66,25 @@ class _Bars:
             else:
                 done, total = min(100.0, 100 * kw["elapsed_s"] / self.duration_s), 100
             self.p.update(self.blocks, completed=done, total=total)
+            self._log_block(kw, done, total, planned)
             for arm in kw.get("arms", ()):
                 if arm in self.tasks and self.p.tasks[self.tasks[arm]].description.endswith("blocks"):
                     self.counts[arm] += 1
                     self.p.update(self.tasks[arm], completed=self.counts[arm])
+
+
+    def _log_block(self, kw: dict, done, total, planned) -> None:
+        now = time.monotonic()
+        first = set(kw.get("arms", ())) - self.logged_arms  # each arm's first block is always shown
+        recent = self.logged_at is not None and now - self.logged_at < LOG_EVERY_S
+        if self.log is None or (recent and not first):
+            return
+        self.logged_at = now
+        self.logged_arms |= set(kw.get("arms", ()))
+        where = f"{done}/{total} blocks" if planned else f"{done:.0f} % of the {self.duration_s:.0f} s budget"
+        arms = " vs ".join(kw.get("arms", ()))
+        line = f"block {kw['block']} done ({arms}, {kw['elapsed_s']:.0f} s): {where}"
+        self.log.print(line, highlight=False)
 
 
 def _summary(console: Console, result) -> None:
@@ -96,6 +123,27 @@ def _summary(console: Console, result) -> None:
         console.print(f"wrote {p}")
     if result.record:
         console.print(f"wrote {result.record} (raw record: `python -m measure replay` rebuilds the reports)")
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt():
+    """Inside: SIGTERM is handled as Ctrl-C (KeyboardInterrupt), so the sampler is stopped and what was
+    completed is written as a partial report; a second SIGTERM while that happens is ignored."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    fired = []
+
+    def interrupt(signum, frame):
+        if not fired:
+            fired.append(signum)
+            raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def execute(
@@ -175,11 +223,16 @@ def execute(
         if env.power is None:  # nothing to measure: the reference report needs no progress bars
             result = run(opts, env)
         else:
-            with Progress(*cols, console=console, transient=False) as progress:
-                result = run(opts, env, _Bars(progress, ["FP16", *precisions], trials, duration_s))
+            with sigterm_as_interrupt(), Progress(*cols, console=console, transient=False) as progress:
+                log = None if console.is_terminal else console
+                bars = _Bars(progress, ["FP16", *precisions], trials, duration_s, log)
+                result = run(opts, env, bars)
     except MeasureError as exc:
         console.print(f"[red]{exc}[/red]")
         return EXIT_USAGE
+    except KeyboardInterrupt:  # before the sampler started: nothing was measured, nothing to write
+        console.print("[red]QJ404: interrupted before the measurement started; nothing was written[/red]")
+        return EXIT_PARTIAL
     _summary(console, result)
     return result.exit_code
 

@@ -117,6 +117,14 @@ _CODES = (
         "in --out to keep the raw record next time.",
     ),
     Code(
+        "QJ418",
+        "error",
+        "another package shadows one of quantjoule's",
+        "Install quantjoule in its own virtual environment (python -m venv), or remove the other package "
+        "or PYTHONPATH entry of that name; quantjoule's top-level packages are bot, curves, gallery, "
+        "measure and schema.",
+    ),
+    Code(
         "QJ419",
         "error",
         "sweep grid cannot be planned",

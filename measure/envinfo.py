@@ -41,7 +41,13 @@ def probe(device: int = 0, gpu_arch: str | None = None) -> dict:
         info.update(arch=arch, arch_from=how, datasheet_bandwidth_gb_s=bandwidth_gb_s(info["name"]))
         env["nvml"] = info
     except Exception as exc:
-        env["nvml_error"] = str(exc)
+        env["nvml_error"] = getattr(exc, "message", None) or str(exc)
+        # what to do depends on what is missing: the package, or the driver/GPU it talks to
+        env["nvml_hint"] = (
+            "pip install nvidia-ml-py"
+            if env["packages"]["nvidia-ml-py"] is None
+            else "nvidia-ml-py is installed; NVML needs the NVIDIA driver and a GPU (nvidia-smi lists it)"
+        )
     reasons = []
     if not env["cuda_available"]:
         reasons.append("torch sees no CUDA GPU")

@@ -21,9 +21,12 @@ _FIELDS = 3  # t_s, power_w, energy_j
 
 
 def _loop(factory, rate_hz, counter_every, cpu, buf, count, dropped, capacity, stop, ready, failed, running):
-    # Ctrl-C reaches the whole process group; the parent decides what an interrupt means, so the
-    # sampler keeps sampling until it is told to stop.
+    # Ctrl-C (and a SIGTERM sent to the process group) reaches the sampler too; the parent decides what
+    # an interrupt means, so the sampler keeps sampling until it is told to stop, and stops by itself
+    # when the parent is gone (killed outright), so it is never left running as an orphan.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    parent = os.getppid()
     if cpu is not None:  # off the CPU the decode is pinned to (a spawned child inherits its mask)
         os.sched_setaffinity(0, {cpu})
     try:
@@ -39,6 +42,8 @@ def _loop(factory, rate_hz, counter_every, cpu, buf, count, dropped, capacity, s
     n = 0
     try:
         while not stop.is_set() and n < capacity:
+            if n % 50 == 0 and os.getppid() != parent:
+                break
             if not running.is_set():  # paused (the sampler on/off benchmark): sleep without sampling
                 running.wait(0.05)
                 next_t = time.monotonic()

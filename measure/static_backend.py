@@ -43,6 +43,7 @@ stream (a different INT8, recorded in the report). NF4 (``gemv_4bit`` at batch 1
 from __future__ import annotations
 
 import contextlib
+import inspect
 
 import torch
 
@@ -63,6 +64,9 @@ class _Plan:
         batch, prompt_len = prompt_ids.shape
         capacity = prompt_len + new_tokens
         self.model = model
+        # transformers renamed forward's `past_key_values` to `cache` (the old name warns, and goes in 5.40)
+        params = inspect.signature(model.forward).parameters
+        self.cache_arg = "cache" if "cache" in params else "past_key_values"
         self.new_tokens = new_tokens
         self.prompt_ids = prompt_ids
         self.cache = StaticCache(config=model.config, max_cache_len=capacity)
@@ -96,7 +100,7 @@ class _Plan:
         self.pos.fill_(self.prompt_len)
         self.step.fill_(1)
         out = self.model(input_ids=self.prompt_ids, position_ids=self.prefill_pos,
-                         attention_mask=self.prefill_mask, past_key_values=self.cache,
+                         attention_mask=self.prefill_mask, **{self.cache_arg: self.cache},
                          use_cache=True, logits_to_keep=1)
         token = self._pick(out.logits)
         self.ids.copy_(token)
@@ -105,7 +109,7 @@ class _Plan:
     def decode_step(self) -> None:
         self.step_mask.index_fill_(-1, self.pos[0], True)  # every row is at the same position
         out = self.model(input_ids=self.ids, position_ids=self.pos, attention_mask=self.step_mask,
-                         past_key_values=self.cache, use_cache=True, logits_to_keep=1)
+                         **{self.cache_arg: self.cache}, use_cache=True, logits_to_keep=1)
         token = self._pick(out.logits)
         self.ids.copy_(token)
         self.out.index_copy_(1, self.step, token)

@@ -11,6 +11,17 @@ TEMPLATE = "replication.yml"
 MAX_URL_CHARS = 8000
 
 
+def refusal(report_text: str) -> list[str]:
+    """Why the bot would refuse this report (one line per error problem), empty when it would accept it.
+
+    The bot's own acceptance (bot.assess) against the curves this install ships."""
+    from bot.assess import assess
+    from curves import load_curves
+
+    found = assess(report_text, load_curves())
+    return [f"{p.code} {p.path or '/'}: {p.message}" for p in found.problems if p.severity == "error"]
+
+
 def issue_url(report_text: str, repo: str = DEFAULT_REPO, field: str = "report") -> tuple[str, bool]:
     """(url, fits): with the report prefilled when the URL fits, else the bare form URL."""
     report = json.loads(report_text)

@@ -68,13 +68,16 @@
     var spot = placeOnPlot(geom, v.params_b, v.obs_pct);
     var svg = figure.querySelector('svg.overlay');
     var circle = doc.createElementNS('http://www.w3.org/2000/svg', 'circle');
-    circle.setAttribute('class', spot.clipped ? 'you clipped' : 'you');
+    // the ring takes the verdict's colour (the gallery's markers' colours), so it reads at a glance
+    var label = ['confirmation', 'contradiction', 'ungraded'].indexOf(v.label) !== -1 ? v.label : 'ungraded';
+    circle.setAttribute('class', 'you you-' + label + (spot.clipped ? ' clipped' : ''));
+    circle.setAttribute('data-label', label);
     circle.setAttribute('cx', (spot.left * geom.size_px[0] / 100).toFixed(1));
     circle.setAttribute('cy', (spot.top * geom.size_px[1] / 100).toFixed(1));
     circle.setAttribute('r', '11');
     svg.appendChild(circle);
     var caption = figure.querySelector('figcaption');
-    caption.textContent = 'Your point (ringed) on the ' + name + ' plot' + (spot.clipped ? ', outside the plotted range and shown at its edge' : '') + '.';
+    caption.textContent = 'Your point (ringed, ' + label + ') on the ' + name + ' plot' + (spot.clipped ? ', outside the plotted range and shown at its edge' : '') + '.';
     plotSlot.appendChild(figure);
   }
 

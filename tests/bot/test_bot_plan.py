@@ -152,3 +152,16 @@ def test_gpu_named_in_the_form_is_checked_against_the_report(plan_of):
     assert plan["status"] == "accepted"
     assert [p["code"] for p in plan["points"][0]["problems"]] == ["QJ511"]
     assert plan_of(form_body(HOPPER, gpu="H200"))["points"][0]["problems"] == []
+
+
+def test_the_pr_body_shows_the_login_unescaped_in_a_code_span(plan_of):
+    plan = plan_of(form_body(HOPPER), login="demo-contributor")
+    body = plan["pr"]["body"]
+    assert "`demo-contributor`" in body and "demo\\-contributor" not in body
+
+
+def test_md_code_cannot_be_closed_by_the_text():
+    from bot.markdown import md_code
+
+    assert md_code("a-b_c*d") == "`a-b_c*d`"
+    assert md_code("x`y") == "``x`y``" and md_code("`x") == "`` `x ``"

@@ -6,7 +6,6 @@ fails without network). zizmor is the PyPI package; it runs with --offline here.
 """
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 import yaml
 
 from bot.intake import FORM_FIELDS, FORM_REPORT_HEADING, REPLICATION_LABEL, TITLE_PREFIX
+from tests.tooling import require_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 OURS = [
@@ -23,9 +23,7 @@ ALL = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 
 
 def tool(name):
-    path = shutil.which(name)
-    assert path, f"{name} is a dev dependency (pip install -e .[dev])"
-    return path
+    return require_tool(name, "a dev dependency: pip install -e .[dev]")
 
 
 def test_zizmor_finds_nothing():

@@ -4,28 +4,26 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 
 import pytest
 
 from curves.model import predict_group
 from tests.curves.helpers import ROOT
+from tests.tooling import find_tool, require_tool
 
 SIZES_B = [0.05, 0.3, 0.5, 1.1, 2.0, 3.7, 7.0, 9.0, 14.0, 40.0, 300.0]
 
 
 @pytest.fixture(scope="module")
 def chromium():
-    driver_path = shutil.which("chromedriver")
-    if driver_path is None:
-        pytest.skip("chromedriver is not installed (apt-get install chromium chromium-driver)")
+    driver_path = require_tool("chromedriver", "apt-get install chromium chromium-driver")
     from selenium import webdriver
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
 
     options = Options()
-    if shutil.which("chromium"):
-        options.binary_location = shutil.which("chromium")
+    if find_tool("chromium"):
+        options.binary_location = find_tool("chromium")
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
         options.add_argument(arg)
     driver = webdriver.Chrome(service=Service(driver_path), options=options)

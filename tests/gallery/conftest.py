@@ -17,6 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gallery_fixtures import FIXTURE_NOTE, make_legacy_report, make_record, make_report, population  # noqa: E402
 
+from tests.tooling import find_tool, require_tool  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[2]
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 CHROMIUM = Path("/usr/bin/chromium")
@@ -154,15 +156,13 @@ def serve():
 @pytest.fixture(scope="session")
 def browser():
     """A real headless Chromium driven by selenium; skipped only when the driver is not installed."""
-    driver_path = shutil.which("chromedriver") or (str(CHROMEDRIVER) if CHROMEDRIVER.exists() else None)
-    if driver_path is None:
-        pytest.skip("chromedriver is not installed (apt-get install chromium chromium-driver)")
+    driver_path = require_tool("chromedriver", "apt-get install chromium chromium-driver", CHROMEDRIVER)
     from selenium import webdriver
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
 
     options = Options()
-    binary = shutil.which("chromium") or (str(CHROMIUM) if CHROMIUM.exists() else None)
+    binary = find_tool("chromium", CHROMIUM)
     if binary:
         options.binary_location = binary
     for arg in (

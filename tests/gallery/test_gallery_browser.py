@@ -136,6 +136,10 @@ def test_submission_text_is_shown_as_text(browser, site):
     assert HOSTILE in browser.find_element(By.TAG_NAME, "main").text
 
 
+# the verdict colours of gallery/static/style.css (--confirmation, --contradiction) as computed styles
+RING = {"confirmation": "rgb(0, 114, 178)", "contradiction": "rgb(213, 94, 0)"}
+
+
 def _pages(site) -> list[str]:
     _base, root, _result = site
     folder = root / "gallery" / "site"
@@ -151,7 +155,9 @@ def test_a_replication_page_shows_the_verdict_its_numbers_and_its_point(browser,
     numbers = browser.find_element(By.CSS_SELECTOR, "table.numbers").text
     assert f"{record['verdict']['z']:+.2f}" in numbers
     assert browser.execute_script("const i = document.images[0]; return i.complete && i.naturalWidth") == 800
-    assert len(browser.find_elements(By.CSS_SELECTOR, "svg.overlay circle.you")) == 1
+    (ring,) = browser.find_elements(By.CSS_SELECTOR, "svg.overlay circle.you")
+    stroke = browser.execute_script("return getComputedStyle(arguments[0]).stroke", ring)
+    assert stroke == RING["contradiction"]
     fields = browser.find_element(By.XPATH, "//h2[text()='The report, every field']/..").text
     for key in ("schema_version", "counter_energy_j", "ci95_half_width_pp", "gpu_arch", "n_pairs"):
         assert key in fields
@@ -165,7 +171,9 @@ def _check_panel_verdict(browser) -> dict:
         "return {label: v.getAttribute('data-label'),"
         " text: document.getElementById('check-result').textContent,"
         " codes: items.map(li => li.getAttribute('data-code')),"
-        " ring: document.querySelectorAll('#check-figure circle.you').length}"
+        " ring: document.querySelectorAll('#check-figure circle.you').length,"
+        " stroke: Array.from(document.querySelectorAll('#check-figure circle.you'))"
+        "   .map(c => getComputedStyle(c).stroke)}"
     )
 
 
@@ -231,6 +239,7 @@ def test_a_chosen_file_gets_the_bots_verdict(browser, site, reports, bot_says):
     browser.find_element(By.ID, "file-input").send_keys(str(reports["far"]))
     shown = _check_panel_verdict(browser)
     assert shown["label"] == bot_says["far"]["verdict"]["label"] == "contradiction"
+    assert shown["stroke"] == [RING["contradiction"]], "the ring takes the verdict's colour"
 
 
 def test_a_dropped_file_gets_the_bots_verdict(browser, site, reports, bot_says):
@@ -249,6 +258,7 @@ def test_a_dropped_file_gets_the_bots_verdict(browser, site, reports, bot_says):
     expected = bot_says["near"]
     assert shown["label"] == expected["verdict"]["label"] == "confirmation"
     assert expected["verdict"]["sentence"] in shown["text"] and shown["ring"] == 1
+    assert shown["stroke"] == [RING["confirmation"]]
 
 
 def test_screenshot_is_not_blank(browser, site, tmp_path):

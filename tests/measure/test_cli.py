@@ -1,6 +1,7 @@
 """The thin CLI: help everywhere, usage errors, the no-GPU path, env, submit URLs."""
 
 import json
+from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -55,8 +56,12 @@ def test_without_a_gpu_run_writes_a_reference_report_and_exits_3(tmp_path):
         "interpolated",
         "extrapolated",
     )
-    check = CliRunner().invoke(main, ["check", str(tmp_path / "energy-nf4.json")])
-    assert check.exit_code == 0 and "not a measurement" in check.output
+    assert rep["results"]["fp16_energy_per_token_mj"] > 0 and rep["results"]["energy_per_token_mj"] > 0
+    # schema-valid, and refused exactly as the bot refuses it: not a measurement (QJ506), exit 1
+    check = CliRunner().invoke(main, ["check", "--json", str(tmp_path / "energy-nf4.json")])
+    (row,) = json.loads(check.output)
+    assert check.exit_code == 1 and [p["code"] for p in row["problems"]] == ["QJ506"]
+    assert row["accepted"] is False and row["verdict"] is None
 
 
 def test_env_reports_what_it_sees():
@@ -70,41 +75,56 @@ def test_env_reports_what_it_sees():
     assert "measurement possible:" in text
 
 
+ROOT = Path(__file__).resolve().parents[2]
+LEGACY_MEASURED = ROOT / "tests" / "schema" / "examples" / "valid" / "legacy-1.1-measured-direct-nvml.json"
+
+
 def _report(gpu="NVIDIA H200"):
-    return json.dumps(
-        {
-            "workload": {"model_name": "TinyLlama-1.1B", "precision": "NF4"},
-            "system_under_test": {"gpu": gpu},
-            "results": {"note": "a & b #1 ?x=y"},
-        }
-    )
+    """A report the bot accepts (the schema example of a legacy NVML measurement), with URL-hostile text."""
+    report = json.loads(LEGACY_MEASURED.read_text())
+    report["system_under_test"]["gpu"] = gpu
+    report["results"]["note"] = "a & b #1 ?x=y"
+    return json.dumps(report)
 
 
 def test_submit_prints_an_encoded_prefilled_url(tmp_path):
     f = tmp_path / "energy.json"
     f.write_text(_report())
     res = CliRunner().invoke(main, ["submit", str(f), "--repo", "octo/qj"])
-    assert res.exit_code == 0
+    assert res.exit_code == 0, res.output
     url = res.output.strip()
     parsed = urlparse(url)
     assert parsed.netloc == "github.com" and parsed.path == "/octo/qj/issues/new"
     q = parse_qs(parsed.query)
     assert q["template"] == ["replication.yml"]
-    assert q["title"] == ["Replication: TinyLlama-1.1B NF4 on NVIDIA H200"]
+    workload = json.loads(_report())["workload"]
+    assert q["title"] == [f"Replication: {workload['model_name']} {workload['precision']} on NVIDIA H200"]
     assert json.loads(q["report"][0].removeprefix("```json\n").removesuffix("\n```")) == json.loads(_report())
     assert " " not in url and "&b" not in url
 
 
 def test_submit_long_report_says_to_paste(tmp_path):
-    f = tmp_path / "energy.json"
-    big = json.loads(_report())
-    big["trials"] = [{"block": i, "arm": "FP16", "counter_energy_j": 123.456} for i in range(400)]
-    f.write_text(json.dumps(big))
-    res = CliRunner().invoke(main, ["submit", str(f)])
-    assert res.exit_code == 0 and "paste" in res.output
+    # a real H200 report: accepted, and longer than a URL can carry
+    real = ROOT / "measurements" / "h200" / "2026-12-02-tinyllama-1.1b-eager-nf4.json"
+    res = CliRunner().invoke(main, ["submit", str(real)])
+    assert res.exit_code == 0 and "paste" in res.output, res.output
     url = res.output.splitlines()[0]
     assert len(url) <= MAX_URL_CHARS and "report=" not in url
     assert issue_url(_report())[1] is True
+
+
+@pytest.mark.parametrize(
+    "name", ["v2-reference-interpolated.json", "legacy-1.0-interpolated.json", "v2-one-trial-failed.json"]
+)
+def test_submit_prints_no_url_for_a_report_the_bot_would_refuse(tmp_path, name):
+    report = json.loads((LEGACY_MEASURED.parent / name).read_text())
+    if name == "v2-one-trial-failed.json":  # as measure run writes a partial run: never basis measured
+        report["results"]["basis"] = "unavailable"
+    f = tmp_path / "energy.json"
+    f.write_text(json.dumps(report))
+    res = CliRunner().invoke(main, ["submit", str(f)])
+    assert res.exit_code == 1, res.output
+    assert "github.com" not in res.output and "QJ506" in res.output and "measure check" in res.output
 
 
 def test_submit_unreadable_file(tmp_path):
@@ -172,3 +192,17 @@ def test_progress_bars_count_each_arms_blocks_and_the_budget():
         "INT8": None,
         "blocks": 6,
     }
+
+
+def test_env_does_not_ask_to_install_nvidia_ml_py_when_it_is_installed():
+    from measure.provenance import package_version
+
+    res = CliRunner().invoke(main, ["env"])
+    info = json.loads(CliRunner().invoke(main, ["env", "--json"]).output)
+    if "nvml" in info:
+        pytest.skip("NVML works here: there is no NVML problem to explain")
+    installed = package_version("nvidia-ml-py") is not None
+    assert ("pip install nvidia-ml-py" in res.output) is not installed
+    assert "Install nvidia-ml-py" not in res.output
+    if installed:
+        assert "NVIDIA driver and a GPU" in res.output

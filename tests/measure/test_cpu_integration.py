@@ -100,12 +100,14 @@ def test_reports_are_valid_but_not_measurements(run_dir):
     result = CliRunner().invoke(
         main, ["check", "--json", str(out / "energy-nf4.json"), str(out / "energy-int8.json")]
     )
-    assert result.exit_code == 0, result.output
+    # schema-valid, and refused exactly as the bot refuses them: simulated, so not a measurement (QJ506)
+    assert result.exit_code == 1, result.output
     checks = json.loads(result.output)
-    checks = checks if isinstance(checks, list) else checks.get("files", checks)
     assert len(checks) == 2
     for c in checks:
-        assert c["status"] == "valid" and c["is_measurement"] is False and c["errors"] == 0
+        assert c["is_measurement"] is False and c["accepted"] is False and c["verdict"] is None
+        assert [p["code"] for p in c["problems"] if p["severity"] == "error"] == ["QJ506"]
+        assert "simulated power source" in c["problems"][-1]["message"]
 
 
 def test_reports_carry_the_real_loaded_model(run_dir):

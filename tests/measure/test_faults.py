@@ -3,9 +3,11 @@
 
 import json
 import os
+import queue
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -140,8 +142,30 @@ def test_trace_gap_is_recorded_energy_from_the_counter_and_agreement_flagged(tmp
     assert rep["phases"]["faults"]["trace_gaps"] >= 1 and rep["phases"]["faults"]["max_trace_gap_s"] >= 0.4
 
 
+def _children(pid: int) -> set[int]:
+    """Live processes whose parent is `pid` (Linux /proc)."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.add(int(stat.parent.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
 @pytest.mark.slow
-def test_sigint_to_a_real_run_process_writes_partial_simulated_reports(tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_to_a_real_run_process_writes_partial_simulated_reports(tmp_path, sig):
     env = {
         **os.environ,
         "QUANTJOULE_SIMULATE_POWER": "1",
@@ -168,19 +192,45 @@ def test_sigint_to_a_real_run_process_writes_partial_simulated_reports(tmp_path)
         "--out",
         str(tmp_path),
     ]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
-    # Past building, loading and warmup, inside the blocks: the synthetic build is saved to the cache
-    # first (its time varies most with host load), then loading three tiny arms and warming up take seconds.
-    deadline = time.monotonic() + 240
-    while not list((tmp_path / "cache").rglob("*.safetensors")) and time.monotonic() < deadline:
-        assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
-        time.sleep(0.5)
-    time.sleep(20)
-    assert proc.poll() is None
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == EXIT_PARTIAL, err.decode()[-2000:]
-    assert b"QJ404" in err and b"Traceback" not in err
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=tmp_path)
+    lines: queue.Queue = queue.Queue()
+    seen: list[bytes] = []
+
+    def read() -> None:
+        for line in proc.stderr:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        # wait for the progress lines of each arm's first block (stderr is not a terminal: plain lines)
+        deadline = time.monotonic() + 300
+
+        def both_arms_ran() -> bool:
+            done = [line for line in seen if b" done (" in line]
+            return any(b"NF4" in line for line in done) and any(b"INT8" in line for line in done)
+
+        while not both_arms_ran():
+            assert time.monotonic() < deadline, b"".join(seen).decode()[-2000:]
+            line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
+            assert line is not None, b"".join(seen).decode()[-2000:]
+            seen.append(line)
+        children = _children(proc.pid)
+        assert children, "the power sampler runs in a child process"
+        proc.send_signal(sig)
+        assert proc.wait(timeout=120) == EXIT_PARTIAL, b"".join(seen).decode()[-2000:]
+        while (line := lines.get(timeout=30)) is not None:
+            seen.append(line)
+        err = b"".join(seen)
+        assert b"QJ404" in err and b"Traceback" not in err
+        deadline = time.monotonic() + 10
+        while any(map(_alive, children)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(map(_alive, children)), "the sampler outlived the run"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
     for name in ("energy-nf4.json", "energy-int8.json"):
         rep = json.loads((tmp_path / name).read_text())
         _sound(rep)

@@ -5,6 +5,7 @@ from datetime import datetime, timezone
 
 import pytest
 
+from measure.codes import MeasureError
 from measure.fake_power import FakeClock, FakePowerSource
 from measure.report import MAX_REPORT_BYTES
 from measure.runner import EXIT_NO_GPU, EXIT_OK, EXIT_PARTIAL, Env, RunOptions, run
@@ -144,11 +145,67 @@ def test_no_gpu_writes_a_reference_report_and_exits_3(tmp_path):
     assert not is_measurement(rep)
 
 
-def test_no_gpu_and_no_arch_writes_nothing_and_says_why(tmp_path):
+def test_no_gpu_and_no_arch_is_a_usage_error_that_says_why(tmp_path):
     env = Env(None, None, None, reason="NVML unavailable")
-    res = run(_opts(tmp_path), env)
-    assert res.exit_code == EXIT_NO_GPU and res.paths == [] and list(tmp_path.iterdir()) == []
-    assert "NVML unavailable" in res.warnings[0] and "--gpu-arch" in res.warnings[0]
+    with pytest.raises(MeasureError) as err:
+        run(_opts(tmp_path), env)
+    assert err.value.code == "QJ409" and list(tmp_path.iterdir()) == []
+    assert "NVML unavailable" in err.value.message and "--gpu-arch" in err.value.message
+
+
+_NO_GPU = dict(
+    reason="no CUDA GPU is visible to torch", now_utc=lambda: datetime(2026, 12, 2, tzinfo=timezone.utc)
+)
+
+
+@pytest.mark.parametrize("arch", ["hopper", "ada", "ampere", "blackwell", "turing", "volta"])
+@pytest.mark.parametrize(
+    "model", [{"synthetic": "qwen2-0.5b"}, {"synthetic": "qwen2.5-3b"}, {"model": "Qwen/Qwen2-7B"}]
+)
+def test_every_no_gpu_variant_writes_a_schema_valid_honest_reference_report(tmp_path, arch, model):
+    opts = RunOptions(precisions=("NF4", "INT8"), gpu_arch=arch, out_dir=tmp_path, **model)
+    res = run(opts, Env(None, None, None, **_NO_GPU))
+    assert res.exit_code == EXIT_NO_GPU and len(res.paths) == 2
+    for path in res.paths:
+        rep = json.loads(path.read_text())
+        assert [p.code for p in validate(rep) if p.severity == "error"] == []
+        assert not is_measurement(rep) and rep["measurement_source"] == "reference-dataset"
+        results = rep["results"]
+        if results["basis"] == "unavailable":  # no curve for this arch/precision: no number is invented
+            assert results["vs_fp16_energy_pct"] is None and results["energy_per_token_mj"] is None
+            assert "no reference curve" in results["note"]
+        else:  # the FP16 energy from the arch's anchors is kept, and the quantized one follows from dE%
+            fp16, quant = results["fp16_energy_per_token_mj"], results["energy_per_token_mj"]
+            assert fp16 > 0 and quant > 0
+            assert quant / fp16 - 1 == pytest.approx(results["vs_fp16_energy_pct"] / 100, abs=1e-4)
+
+
+def test_hopper_reference_energies_come_from_the_h200_anchors(tmp_path):
+    opts = RunOptions(synthetic="tinyllama-1.1b", precisions=("NF4",), gpu_arch="hopper", out_dir=tmp_path)
+    rep = json.loads(run(opts, Env(None, None, None, **_NO_GPU)).paths[0].read_text())
+    # the FP16 energy of the project's own H200 anchor rows of TinyLlama's size (1.1 B), averaged
+    import csv
+
+    from curves.store import DEFAULT_ANCHOR_PATHS
+
+    rows = [r for path in DEFAULT_ANCHOR_PATHS for r in csv.DictReader(path.open(encoding="utf-8"))]
+    at_size = [r for r in rows if r["arch"] == "hopper" and float(r["params_b"]) == 1.1]
+    fp16 = {float(r["energy_fp16_j1k"]) for r in at_size}
+    assert fp16, "the Hopper anchors include TinyLlama's size"
+    assert rep["results"]["fp16_energy_per_token_mj"] == pytest.approx(sum(fp16) / len(fp16), rel=1e-5)
+    assert "hopper" in rep["results"]["note"] and "no hopper anchors" not in rep["results"]["note"]
+
+
+def test_a_model_id_without_a_gpu_is_sized_from_the_known_table_or_refused(tmp_path):
+    known = RunOptions(model="Qwen/Qwen2-7B", precisions=("NF4",), gpu_arch="ada", out_dir=tmp_path / "k")
+    rep = json.loads(run(known, Env(None, None, None, **_NO_GPU)).paths[0].read_text())
+    assert rep["workload"]["params_b"] == pytest.approx(7.616)
+    assert "known-model table" in rep["results"]["note"]
+    unknown = RunOptions(model="someone/unknown-3b", gpu_arch="ada", out_dir=tmp_path / "u")
+    with pytest.raises(MeasureError) as err:
+        run(unknown, Env(None, None, None, **_NO_GPU))
+    assert err.value.code == "QJ409" and "--synthetic" in err.value.message
+    assert not (tmp_path / "u").exists()
 
 
 def test_interrupt_while_loading_writes_valid_unmeasured_reports(tmp_path):

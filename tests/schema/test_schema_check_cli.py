@@ -33,13 +33,14 @@ def test_valid_file_exits_0():
     result = run(GOOD)
     assert result.exit_code == 0, result.output
     assert "valid quantjoule-energy/2.0, basis measured from nvml-energy-counter" in result.output
+    assert "the bot would accept it" in result.output
 
 
 def test_problem_is_printed_with_code_path_message_and_hint():
     result = run(BAD)
     assert result.exit_code == 1
     lines = result.output.splitlines()
-    assert lines[0].endswith("1 error")
+    assert lines[0].endswith(": 1 error; the bot would refuse it")
     assert lines[1].split() == ["QJ203", "error", "/results/vs_fp16_energy_pct"]
     assert "gives 0.75 %" in lines[2]
     assert lines[3].strip().startswith("hint: vs_fp16_energy_pct must equal")
@@ -110,8 +111,16 @@ def test_mixed_files_exit_with_the_worst_status(tmp_path):
 
 def test_standard_input():
     result = run("-", stdin=(VALID / "legacy-1.0-interpolated.json").read_bytes())
-    assert result.exit_code == 0
+    assert result.exit_code == 1 and "QJ506" in result.output
     assert "not a measurement (basis interpolated" in result.output
+
+
+def test_a_report_the_bot_refuses_exits_1_with_the_bots_reason():
+    # valid against its schema but not a measurement: the bot refuses it (QJ506), so check does too
+    result = run(str(VALID / "legacy-1.0-interpolated.json"))
+    assert result.exit_code == 1, result.output
+    assert "QJ506" in result.output and "the bot would refuse it" in result.output
+    assert "reference value read off the curves" in result.output
 
 
 def test_no_file_is_a_usage_error():

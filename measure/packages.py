@@ -1,0 +1,34 @@
+"""Which copy of quantjoule's top-level packages Python imports: a same-named package earlier on sys.path
+(PyPI has `schema`, `curves`, `gallery` and `measure`) would be imported instead of ours; say so (QJ418)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+TOP_LEVEL = ("bot", "curves", "gallery", "measure", "schema")
+
+
+def _home(name: str) -> Path | None:
+    """The folder that holds package `name` as Python would import it (None when it cannot be found)."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or spec.origin is None:
+        return None
+    origin = Path(spec.origin).resolve()
+    # ours are regular packages (name/__init__.py); a lone module name.py is someone else's
+    return origin.parent.parent if origin.name == "__init__.py" else origin.parent / f"({origin.name})"
+
+
+def shadowed() -> str | None:
+    """A one-line QJ418 message naming the first top-level package that is not quantjoule's, else None."""
+    ours = Path(__file__).resolve().parent.parent
+    for name in TOP_LEVEL:
+        home = _home(name)
+        if home != ours:
+            where = "nowhere" if home is None else str(home)
+            return (f"QJ418: `import {name}` finds {where}, not quantjoule's copy in {ours}: a package "
+                    "of the same name comes first on sys.path")
+    return None
