@@ -166,7 +166,10 @@ def test_static_batched_run_with_threshold_0_int8(static_batch_dir):
     assert want in text
     files = [str(out / "energy-nf4.json"), str(out / "energy-int8.json")]
     result = CliRunner().invoke(main, ["check", "--json", *files])
-    assert result.exit_code == 0, result.output
+    # schema-valid, and refused as the bot refuses any simulated run (QJ506) and nothing else
+    assert result.exit_code == 1, result.output
+    for c in json.loads(result.output):
+        assert [p["code"] for p in c["problems"] if p["severity"] == "error"] == ["QJ506"]
     nf4 = json.loads((out / "energy-nf4.json").read_text())
     int8 = json.loads((out / "energy-int8.json").read_text())
     for rep in (nf4, int8):
