@@ -90,9 +90,11 @@ CODES: tuple[Code, ...] = (
     ),
     Code(
         "QJ515",
-        "error",
-        "record on the base branch unreadable",
-        "A file under replications/ is not a JSON record; restore it from git history before rerunning.",
+        "warning",
+        "record on the base branch unreadable, skipped",
+        "A file under replications/ on the base branch is not a record the bot wrote; the other submissions "
+        "are planned without it (and cannot be checked against it for duplicates). Restore it from git "
+        "history.",
     ),
     Code(
         "QJ516",

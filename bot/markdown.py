@@ -9,26 +9,13 @@ joiner so GitHub neither pings nor links anyone.
 from __future__ import annotations
 
 import re
-import unicodedata
+
+from schema.text import visible
 
 ZWJ = "\u200d"
-_INVISIBLE = re.compile(
-    "[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180e"
-    "\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb\U000e0000-\U000e0fff]"
-)
 _PUNCT = re.compile(r"([!-/:-@\[-`{-~])")
 # `GH-12` is an issue reference too (GitHub links it even when its hyphen is backslash-escaped).
 _DEFUSE = re.compile(r"(@|#|:(?=\\?/)|www(?=\\?\.)|\bGH(?=\\?-\d))", re.IGNORECASE)
-
-
-def visible(text: object) -> str:
-    """Replace control, zero-width, bidi and other invisible characters with a visible `U+XXXX`."""
-    text = "" if text is None else str(text)
-    text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-    out = _INVISIBLE.sub(lambda m: f"U+{ord(m.group()):04X}", text.replace("\t", " "))
-    return "".join(
-        ch if unicodedata.category(ch) not in ("Cs", "Co", "Cn") else f"U+{ord(ch):04X}" for ch in out
-    )
 
 
 def defuse(text: str) -> str:

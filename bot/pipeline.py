@@ -14,6 +14,7 @@ from bot.forge import Forge, Retrier, apply_plan
 from bot.intake import read_event
 from bot.plan import STICKY_MARKER, PlanContext, build_plan
 from schema.problem import Problem
+from schema.records import read_records
 
 
 class BotError(Exception):
@@ -32,13 +33,17 @@ def read_json_file(path: str | Path, code: str) -> dict:
     return data
 
 
+def read_base_records(repo_dir: str | Path) -> tuple[dict[str, dict], list[Problem]]:
+    """Every readable record under `repo_dir`/replications keyed by its repository-relative path, and a
+    QJ515 note for each file that is not one: it is skipped, so one bad file never stops planning."""
+    records, unreadable = read_records(repo_dir)
+    notes = [problem("QJ515", f"{u.path} is skipped: {u.reason}", u.path) for u in unreadable]
+    return records, notes
+
+
 def load_records(repo_dir: str | Path) -> dict[str, dict]:
-    """Every record under `repo_dir`/replications, keyed by its repository-relative path."""
-    root = Path(repo_dir)
-    records = {}
-    for path in sorted((root / "replications").rglob("*.json")):
-        records[path.relative_to(root).as_posix()] = read_json_file(path, "QJ515")
-    return records
+    """Every readable record under `repo_dir`/replications, keyed by its repository-relative path."""
+    return read_base_records(repo_dir)[0]
 
 
 def load_curves(curves_path: str | Path | None = None) -> dict:
@@ -78,9 +83,11 @@ def plan_event(
     sub = read_event(payload, event_name)
     if not hasattr(sub, "issue"):
         return build_plan(sub, PlanContext(curves={}, records={}))
+    records, notes = read_base_records(repo_dir)
     ctx = PlanContext(
         curves=curves,
-        records=load_records(repo_dir),
+        records=records,
+        notes=tuple(notes),
         gallery_base=load_gallery(repo_dir),
         previous_comment=previous_sticky(forge, sub.issue, retrier),
     )

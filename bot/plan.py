@@ -19,25 +19,27 @@ from bot.assess import assess
 from bot.codes import problem
 from bot.intake import Ignored, Submission
 from schema.problem import Problem
+from schema.records import (  # noqa: F401 - the record rules, re-exported for the bot's callers
+    RECORD_VERSION,
+    WRITABLE_ROOTS,
+    UnsafePath,
+    canonical_sha256,
+    check_path,
+    record_bytes,
+    record_path,
+    slug,
+)
 
 PLAN_VERSION = "quantjoule-plan/1"
-RECORD_VERSION = "quantjoule-record/1"
 STICKY_MARKER = "<!-- quantjoule-bot -->"
 NOTICE_MARKER = "<!-- quantjoule-bot:notice"
 ERROR_MARKER = "<!-- quantjoule-bot:error -->"
 PR_LINK_SLOT = "<!-- quantjoule-pr-link -->"
 VERDICT_LABELS = ("confirmation", "contradiction", "ungraded")
 MANAGED_LABELS = ("replication", *VERDICT_LABELS, "invalid", "duplicate", "bot-error")
-WRITABLE_ROOTS = ("replications/", "gallery/")
 # Issue-level problems that keep every report of the issue out of the gallery: without the licence consent
 # nothing may be committed, however good the report. Other issue-level errors only limit what is read.
 BLOCKING_CODES = ("QJ504",)
-_SAFE_PATH = re.compile(r"[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*")
-
-
-class UnsafePath(ValueError):
-    """A file path outside replications/ and gallery/, or one that could traverse; never written."""
-
 
 @dataclass(frozen=True)
 class PlanContext:
@@ -47,33 +49,7 @@ class PlanContext:
     gallery_base: dict | None = None  # path -> bytes of gallery/ files on the base branch
     grade: Callable | None = None  # curves.grade
     render_verdict: Callable | None = None  # curves.render_markdown
-
-
-def canonical_sha256(report: dict) -> str:
-    text = json.dumps(report, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def slug(text: object, limit: int = 40) -> str:
-    """Lower-case `[a-z0-9.-]`, no leading/trailing dots or dashes, at most `limit` characters.
-
-    The same rule as the gallery's record ids (gallery/rows.py), so a record's path and its page agree.
-    """
-    s = re.sub(r"[^a-z0-9.-]+", "-", str(text or "").lower()).strip("-.")
-    return s[:limit].strip("-.") or "model"
-
-
-def check_path(path: str) -> str:
-    """Return `path` when it is a plain relative path under replications/ or gallery/; raise otherwise."""
-    ok = (
-        isinstance(path, str)
-        and path.startswith(WRITABLE_ROOTS)
-        and _SAFE_PATH.fullmatch(path)
-        and not any(part in ("", ".", "..") or part.startswith(".") for part in path.split("/"))
-    )
-    if not ok:
-        raise UnsafePath(f"refusing to write {path!r}: only plain paths under replications/ and gallery/")
-    return path
+    notes: tuple = ()  # Problems for maintainers about the base branch (QJ515: a record file skipped)
 
 
 def build_plan(sub: Submission | Ignored, ctx: PlanContext) -> dict:
@@ -106,6 +82,8 @@ def build_plan(sub: Submission | Ignored, ctx: PlanContext) -> dict:
         "labels": {"target": _labels(sub, points, status), "managed": list(MANAGED_LABELS)},
         "files": {path: _encode(content) for path, content in sorted(files.items())},
     }
+    if ctx.notes:  # only then, so plans of a healthy base stay as they were
+        plan["maintainer_notes"] = [p.to_dict() for p in ctx.notes]
     plan["comment"] = {
         "marker": STICKY_MARKER,
         "body": render.sticky(sub, plan, state, STICKY_MARKER, PR_LINK_SLOT),
@@ -193,18 +171,6 @@ def _accept(sub, ctx, assessment, point, problems, by_sha, seen, used_paths) -> 
     )
 
 
-def record_path(issue: int, report: dict, used: set[str]) -> str:
-    sut, workload = report.get("system_under_test") or {}, report.get("workload") or {}
-    arch = re.sub(r"[^a-z0-9-]+", "-", str(sut.get("gpu_arch") or "").lower()).strip("-") or "unknown"
-    precision = re.sub(r"[^A-Z0-9]+", "", str(workload.get("precision") or "").upper()) or "FP16"
-    stem = f"replications/{arch}/{int(issue)}-{precision}-{slug(workload.get('model_name'))}"
-    path, k = f"{stem}.json", 2
-    while path in used:
-        path, k = f"{stem}-{k}.json", k + 1
-    used.add(path)
-    return check_path(path)
-
-
 def make_record(sub: Submission, report: dict, sha: str, verdict: dict, curves: dict) -> dict:
     return {
         "record_version": RECORD_VERSION,
@@ -222,10 +188,6 @@ def make_record(sub: Submission, report: dict, sha: str, verdict: dict, curves: 
         "verdict": verdict,
         "report": report,
     }
-
-
-def record_bytes(record: dict) -> bytes:
-    return (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode("utf-8", "surrogatepass")
 
 
 def _files(sub: Submission, points: list[dict], ctx: PlanContext) -> dict[str, bytes]:

@@ -106,8 +106,17 @@ def sticky(sub, plan: dict, state: dict, marker: str, pr_slot: str) -> str:
             lines.append(f"First submitted in {url} as `{point['duplicate_of']['path']}`.")
         if point["problems"]:
             lines += ["", *_problems(point["problems"])]
+    lines += _maintainer_notes(plan)
     lines += ["", pr_slot, "", "---", _FOOTER]
     return "\n".join(lines) + "\n"
+
+
+def _maintainer_notes(plan: dict) -> list[str]:
+    """What a maintainer must fix on the base branch (the submission itself is planned without it)."""
+    notes = plan.get("maintainer_notes") or []
+    if not notes:
+        return []
+    return ["", "**For maintainers** (about the base branch, not this submission)", *_problems(notes)]
 
 
 def notice(marker: str, before: dict, after: dict) -> str:
@@ -242,6 +251,7 @@ def pull_request(sub, plan: dict) -> dict:
     refused = [p for p in plan["points"] if p not in ok]
     if refused:
         lines += ["", f"{len(refused)} other report(s) in the issue were refused; see the issue comment."]
+    lines += _maintainer_notes(plan)
     lines += ["", "Files: " + ", ".join(f"`{p}`" for p in plan["files"])]
     body = "\n".join(lines) + "\n"
     return {"title": title[:250], "body": body if len(body) < 60000 else body[:59000] + "\n\n(truncated)\n"}

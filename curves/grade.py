@@ -7,12 +7,14 @@ from dataclasses import asdict, dataclass
 
 from curves.model import extrapolation_doublings, parameter_variance, predict_group
 from curves.store import normalise_arch, resolve_with_code
+from schema.gpus import derived_arch
 from schema.semantic import NVML_SOURCE_LEGACY, NVML_SOURCES_V2
 
 Z_LIMIT = 2.0
 MEASURED_SOURCES = frozenset((*NVML_SOURCES_V2, NVML_SOURCE_LEGACY))
 LEGACY_PREFIX = "ecocompute-energy/"
 QUALIFIERS = (
+    "arch-unverified",
     "borrowed-curve",
     "extrapolated-size",
     "legacy-schema",
@@ -255,14 +257,17 @@ def grade(report: object, curves: dict) -> Verdict:
     if not isinstance(report, dict):
         return ungraded_verdict("QJ307", "the report is not a JSON object", {"curves_version": version}, [])
     legacy = str(report.get("schema_version") or "").startswith(LEGACY_PREFIX)
-    arch = normalise_arch(_get(report, "system_under_test", "gpu_arch"))
+    # The curve follows the GPU's name by measure's table; a name it does not know keeps the stated arch.
+    sut = _get(report, "system_under_test")
+    arch, how = derived_arch(_get(sut, "gpu"), _get(sut, "gpu_arch"))
+    arch = normalise_arch(arch)
     precision = _text(_get(report, "workload", "precision"))
     precision = precision.upper() if precision else None
     backend = (_text(_get(report, "workload", "backend")) or "eager").lower()
     params_b = _number(_get(report, "workload", "params_b"))
     obs = _number(_get(report, "results", "vs_fp16_energy_pct"))
     n_trials, pair_sd = _trials(report, legacy)
-    qualifiers = []
+    qualifiers = [] if how == "table" else ["arch-unverified"]
     if legacy:
         qualifiers.append("legacy-schema")
     if _get(report, "workload", "weights") == "random-init":

@@ -7,15 +7,14 @@ apart, so the fit can weigh each by its own interval and estimate how far runs s
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
-import json
 import sys
 from pathlib import Path
 
 import click
 
 from schema import read_report_file
+from schema.records import canonical_sha256
 from schema.validate import is_measurement
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,12 +30,6 @@ REFERENCE_TOKENS = 256
 BACKENDS = ("eager", "static")
 REFERENCE_BATCH = 1
 COLUMNS = PUBLISHED_COLUMNS + EXTRA_COLUMNS
-
-
-def canonical_sha256(report: dict) -> str:
-    """sha256 of the canonical JSON, the same digest a replication record stores as report_sha256."""
-    blob = json.dumps(report, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
 def _get(node, *keys):

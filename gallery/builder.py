@@ -13,10 +13,11 @@ from pathlib import Path
 from gallery import plots
 from gallery.codes import GalleryError
 from gallery.render import page_bytes, readme_bytes, site_shell
+from schema.records import read_record, record_files
 
 MANIFEST = ".qj-build.json"  # what the last build wrote: deterministic, drives stale-file cleanup
 CACHE = ".qj-cache.json"  # record entries keyed by file signature: a cache, machine-specific, never compared
-ENTRY_VERSION = "entry/2"  # bump when rows.record_entry changes shape
+ENTRY_VERSION = "entry/3"  # bump when rows.record_entry changes shape (3: ids from the record's path)
 # Bump when a template or the page layout changes, so an incremental build re-renders every page.
 PAGE_VERSION = "page/1"
 
@@ -59,50 +60,15 @@ def load_curves_file(path: Path) -> dict:
     return curves
 
 
-def read_records(replications: Path) -> tuple[list[dict], list[str], list[dict]]:
-    """Every record under replications/ in path order, the sha256 of each file, and the unreadable ones."""
-    records, digests, unreadable = [], [], []
-    for rel, path in _record_paths(replications):
-        record, digest, problem = _read_record(path, rel)
-        if problem:
-            unreadable.append(problem)
-        else:
-            records.append(record)
-            digests.append(digest)
-    return records, digests, unreadable
-
-
-def _record_paths(replications: Path) -> list[tuple[str, Path]]:
-    """(repository-relative path, path) of every *.json under replications/, sorted by path."""
-    found: list[tuple[str, str]] = []
-    stack = [(str(replications), "replications")]
-    while stack:
-        folder, rel = stack.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
-                stack.append((entry.path, f"{rel}/{entry.name}"))
-            elif entry.name.endswith(".json") and entry.is_file():
-                found.append((f"{rel}/{entry.name}", entry.path))
-    return [(rel, Path(path)) for rel, path in sorted(found)]
-
-
 def _read_record(path: Path, rel: str) -> tuple[dict | None, str, dict | None]:
-    try:
-        blob = path.read_bytes()
-        record = json.loads(blob)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return None, "", {"path": rel, "code": "QJ602", "reason": str(exc).splitlines()[0]}
-    if not isinstance(record, dict) or not isinstance(record.get("report"), dict):
-        return None, "", {"path": rel, "code": "QJ602", "reason": "not a record object with a report"}
-    return record, hashlib.sha256(blob).hexdigest(), None
+    record, digest, bad = read_record(path, rel)
+    if bad is not None:
+        return None, "", {"path": rel, "code": "QJ602", "reason": bad.reason}
+    return record, digest, None
 
 
 def _signature(path: Path) -> list[int]:
-    st = os.stat(path)
+    st = os.stat(path, follow_symlinks=False)  # a dangling link is refused by read_record, never followed
     return [st.st_size, st.st_mtime_ns, st.st_ino]
 
 
@@ -134,7 +100,7 @@ def _entries(root: Path, curves: dict, cache: dict) -> tuple[list, list, list, l
 
     grade = curves_api()[0]
     entries, rels, digests, loaded, unreadable, new_cache = [], [], [], [], [], {}
-    for rel, path in _record_paths(root / "replications"):
+    for rel, path in record_files(root):
         signature = _signature(path)
         hit = cache.get(rel)
         if hit and hit.get("sig") == signature:
@@ -144,7 +110,7 @@ def _entries(root: Path, curves: dict, cache: dict) -> tuple[list, list, list, l
             if problem:
                 unreadable.append(problem)
                 continue
-            entry = record_entry(record, curves, grade)
+            entry = record_entry(record, curves, grade, rel)
         entries.append(entry)
         rels.append(rel)
         digests.append(digest)

@@ -67,7 +67,10 @@ def build(root: Path, site_dir: Path | None, incremental: bool) -> None:
 @click.option("--before", default=None, help="Commit before the push (github.event.before); HEAD~1 if unset.")
 @click.option("--after", default="HEAD", show_default=True, help="Commit after the push.")
 def merged_issues_cmd(root: Path, before: str | None, after: str) -> None:
-    """Print `ISSUE:PAGE` for each submission whose record the push added or changed (for the workflow)."""
+    """Print `ISSUE:PAGE` for each submission whose record the push added or changed (for the workflow).
+
+    Each item is built from the record by the one naming rule (schema.records), so it only ever holds
+    digits, `r/`, `[a-z0-9.-]`, `[A-Z0-9]` and `.html`; a file that is not a record is named on stderr."""
     import subprocess
 
     from gallery.merged import changed_record_paths, merged_issues
@@ -77,4 +80,7 @@ def merged_issues_cmd(root: Path, before: str | None, after: str) -> None:
     except (OSError, subprocess.CalledProcessError) as exc:
         error = GalleryError("QJ604", f"cannot list the changed records: {exc}")
         raise click.ClickException(error.render()) from None
-    click.echo(" ".join(f"{issue}:{page}" for issue, page in merged_issues(root, paths)))
+    found, unreadable = merged_issues(root, paths)
+    for bad in unreadable:  # the workflow reads stdout only; the run's log keeps these for a maintainer
+        click.echo(GalleryError("QJ602", f"{bad.path}: {bad.reason}").render(), err=True)
+    click.echo(" ".join(f"{issue}:{page}" for issue, page in found))

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 from pathlib import Path
 
-from gallery.rows import record_id
+from gallery.rows import is_replication
+from schema.records import Unreadable, read_record, record_id
 
 _SHA = re.compile(r"[0-9a-f]{7,40}")
 _ZERO = re.compile(r"0+")
@@ -23,16 +23,16 @@ def changed_record_paths(root: Path, before: str | None, after: str = "HEAD") ->
     return sorted(line for line in out.splitlines() if line.endswith(".json"))
 
 
-def merged_issues(root: Path, paths: list[str]) -> list[tuple[int, str]]:
-    """(issue number, site page path) of each readable record among `paths`, sorted, one per record."""
-    found = set()
+def merged_issues(root: Path, paths: list[str]) -> tuple[list[tuple[int, str]], list[Unreadable]]:
+    """(issue number, site page path) of each record among `paths` that the gallery shows, sorted, one per
+    record, and the files among them that are not records (read by the one reader, schema.records)."""
+    found, unreadable = set(), []
     for rel in paths:
-        try:
-            record = json.loads((root / rel).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        record, _digest, bad = read_record(root / rel, rel)
+        if bad is not None:
+            unreadable.append(bad)
             continue
-        issue = record.get("issue") if isinstance(record, dict) else None
-        if isinstance(issue, int) and not isinstance(issue, bool) and issue > 0 and isinstance(
-                record.get("report"), dict):
-            found.add((issue, f"r/{record_id(record)}.html"))
-    return sorted(found)
+        issue = record.get("issue")
+        if isinstance(issue, int) and not isinstance(issue, bool) and issue > 0 and is_replication(record)[0]:
+            found.add((issue, f"r/{record_id(record, rel)}.html"))
+    return sorted(found), unreadable

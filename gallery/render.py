@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gallery import batch, markdown, plots, site
-from gallery.rows import assemble, counts, record_entry
+from gallery.rows import assemble, counts, record_entry, with_paths
 from gallery.rules import rules_js
 
 
@@ -49,9 +49,12 @@ def render_plot(spec: dict, fmt: str) -> bytes:
     return batch.render(spec, fmt) if spec.get("kind") == "batch" else plots.render(spec, fmt)
 
 
-def compose(records: list[dict], curves: dict) -> Model:
+def compose(records, curves: dict) -> Model:
+    """The model of `records`: a list, or a mapping of record file path -> record (ids from the paths)."""
     grade, _predict, _resolve = curves_api()
-    return compose_entries([record_entry(r, curves, grade) for r in records], curves, records)
+    paths, items = with_paths(records)
+    entries = [record_entry(r, curves, grade, p) for p, r in zip(paths, items, strict=True)]
+    return compose_entries(entries, curves, items)
 
 
 def readme_bytes(model: Model, curves: dict) -> bytes:
@@ -59,9 +62,10 @@ def readme_bytes(model: Model, curves: dict) -> bytes:
     return (text + markdown.batch_section(model.batch_specs)).encode("utf-8")
 
 
-def render_files(records: list[dict], curves: dict) -> dict[str, bytes]:
+def render_files(records, curves: dict) -> dict[str, bytes]:
     """The committed Markdown gallery: repository-relative path -> bytes (README and every plot).
 
+    `records` is a list, or a mapping of record file path -> record (each row's id is then its file's name).
     Pure and deterministic: the same records and curves give byte-identical files, whatever their order.
     """
     model = compose(records, curves)

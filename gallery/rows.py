@@ -6,10 +6,8 @@ import re
 from typing import Any
 
 from gallery.escape import safe_url
+from schema.records import arch_part, precision_part, record_id, slug  # noqa: F401 - one naming rule
 
-_SLUG = re.compile(r"[^a-z0-9.-]+")
-_ARCH = re.compile(r"[^a-z0-9-]+")
-_PRECISION = re.compile(r"[^A-Z0-9]+")
 # Direct NVML measurements; anything else (simulated, dataset-derived) is not a replication.
 NVML_SOURCES = ("nvml-energy-counter", "nvml-power-trace", "direct-nvml")
 LABELS = ("confirmation", "contradiction", "ungraded")
@@ -20,30 +18,13 @@ COUNT_NAMES = {"confirmation": "confirmations", "contradiction": "contradictions
                "self-anchored": "self-anchored (not independent)", "ungraded": "ungraded"}
 
 
-def slug(text: object) -> str:
-    """The record-path slug of a model name: lower case, `[a-z0-9.-]`, at most 40 characters."""
-    value = _SLUG.sub("-", str(text or "").lower()).strip("-.")
-    return value[:40].strip("-.") or "model"
-
-
 def arch_of(report: dict) -> str:
     """The architecture key of a report, sanitised for file names."""
-    sut = report.get("system_under_test") or {}
-    return _ARCH.sub("-", str(sut.get("gpu_arch") or "unknown").lower()).strip("-") or "unknown"
+    return arch_part(report)
 
 
 def precision_of(report: dict) -> str:
-    workload = report.get("workload") or {}
-    return _PRECISION.sub("", str(workload.get("precision") or "FP16").upper()) or "FP16"
-
-
-def record_id(record: dict) -> str:
-    """`<arch>/<issue>-<precision>-<slug>`: the record's path under replications/, without `.json`."""
-    report = record.get("report") or {}
-    workload = report.get("workload") or {}
-    issue = record.get("issue")
-    issue_part = str(int(issue)) if isinstance(issue, int) and not isinstance(issue, bool) else "0"
-    return f"{arch_of(report)}/{issue_part}-{precision_of(report)}-{slug(workload.get('model_name'))}"
+    return precision_part(report)
 
 
 def is_replication(record: dict) -> tuple[bool, str]:
@@ -168,10 +149,11 @@ def to_row(record: dict, verdict: dict, filed: dict | None, rid: str) -> dict:
     }
 
 
-def record_entry(record: dict, curves: dict, grade=None) -> dict:
+def record_entry(record: dict, curves: dict, grade=None, path: str | None = None) -> dict:
     """Everything the gallery needs from one record, as plain JSON data (what an incremental build caches):
-    its sort key, base id, and either its display row or why it is left out."""
-    rid = record_id(record)
+    its sort key, base id, and either its display row or why it is left out. With the record's file
+    `path`, the id is the file's own name, so a page always shows the record its path names."""
+    rid = record_id(record, path)
     submitted = str(record.get("submitted_at") or "")
     issue = record.get("issue")
     issue = issue if isinstance(issue, int) and not isinstance(issue, bool) else 0
@@ -189,24 +171,28 @@ def record_entry(record: dict, curves: dict, grade=None) -> dict:
 
 def assemble(entries: list[dict]) -> tuple[list[dict], list[dict], list[int]]:
     """Rows newest first (never ordered by verdict), the left-out records with why, and for each row the
-    index of its entry. Two points of one issue with the same model and precision would share a path: the
-    later one gets a `-2` suffix, so both are kept."""
+    index of its entry. Records read from their files have distinct ids (their paths); two records given
+    without paths whose ids collide keep both: the later one gets the first free `-2`, `-3` suffix."""
     order = sorted(range(len(entries)), key=lambda i: entries[i]["sort"])
     rows: list[dict] = []
     sources: list[int] = []
     skipped: list[dict] = []
-    seen: dict[str, int] = {}
+    reserved = {e["rid"] for e in entries if "row" in e}
+    used: set[str] = set()
     for i in order:
         entry = entries[i]
         if "skip" in entry:
             skipped.append({"id": entry["rid"], "reason": entry["skip"]})
             continue
         rid = entry["rid"]
-        seen[rid] = seen.get(rid, 0) + 1
         row = dict(entry["row"])
-        if seen[rid] > 1:
-            rid = f"{rid}-{seen[rid]}"
+        if rid in used:
+            k = 2
+            while f"{rid}-{k}" in used or f"{rid}-{k}" in reserved:
+                k += 1
+            rid = f"{rid}-{k}"
             row.update(id=rid, page=f"r/{rid}.html", record_path=f"replications/{rid}.json")
+        used.add(rid)
         rows.append(row)
         sources.append(i)
     rows.reverse()
@@ -214,10 +200,21 @@ def assemble(entries: list[dict]) -> tuple[list[dict], list[dict], list[int]]:
     return rows, skipped, sources
 
 
-def build_rows(records: list[dict], curves: dict, grade=None) -> tuple[list[dict], list[dict], list[dict]]:
-    """Rows newest first, the records left out with why, and each row's record."""
-    rows, skipped, sources = assemble([record_entry(r, curves, grade) for r in records])
-    return rows, skipped, [records[i] for i in sources]
+def build_rows(records, curves: dict, grade=None) -> tuple[list[dict], list[dict], list[dict]]:
+    """Rows newest first, the records left out with why, and each row's record. `records` is a list, or a
+    mapping of record file path -> record (then each row's id is its file's name)."""
+    paths, items = with_paths(records)
+    entries = [record_entry(r, curves, grade, p) for p, r in zip(paths, items, strict=True)]
+    rows, skipped, sources = assemble(entries)
+    return rows, skipped, [items[i] for i in sources]
+
+
+def with_paths(records) -> tuple[list, list[dict]]:
+    """(paths, records) of a list of records (no paths) or of a path -> record mapping (sorted by path)."""
+    if isinstance(records, dict):
+        keys = sorted(records)
+        return keys, [records[k] for k in keys]
+    return [None] * len(records), list(records)
 
 
 def count_key(row: dict) -> str:

@@ -40,6 +40,9 @@ _CODES = (
          "Readable versions: quantjoule-energy/2.0, ecocompute-energy/1.0, ecocompute-energy/1.1."),
     Code("QJ011", "error", "file cannot be read",
          "Check the path: it must name an existing, readable file (not a directory)."),
+    Code("QJ012", "error", "number outside the range every reader agrees on",
+         "Integers must lie within +/-9,007,199,254,740,991 (2^53 - 1) and non-zero numbers be at least "
+         "2.2e-308 in magnitude, so Python and a browser read the same value; check the units."),
     # QJ1xx: JSON Schema violations (energy-2.0.schema.json, or the legacy draft-07 schema).
     Code("QJ101", "error", "required field missing",
          "Add the field; write null where the schema allows a value to be unavailable."),
@@ -94,6 +97,21 @@ _CODES = (
          "arms.<PRECISION> and arms.FP16 energies per token must match the results fields."),
     Code("QJ217", "error", "a value the basis needs is null",
          "A measured report carries its energies, tokens and power; a reference one its value."),
+    Code("QJ218", "error", "gpu_arch disagrees with the GPU name",
+         "gpu_arch follows from system_under_test.gpu by the table `measure` uses (schema/gpus.py); write "
+         "the architecture of the card that was measured."),
+    Code("QJ219", "error", "energies too coarse to check the energy change",
+         "Give energy_per_token_mj and fp16_energy_per_token_mj with the digits `measure` writes, so their "
+         "rounding fixes vs_fp16_energy_pct to within 1 percentage point."),
+    Code("QJ220", "error", "legacy report claims measured without a measurement's evidence",
+         "A measured legacy report carries its total energy, tokens, average power, throughput, a power "
+         "sample rate and the software it ran on, all agreeing; otherwise set basis to what it is."),
+    Code("QJ221", "error", "timestamp is not a real time or lies in the future",
+         "timestamp_utc is when the run finished: a valid UTC date and time (2026-12-02T13:00:00Z), no "
+         "later than the submission."),
+    Code("QJ222", "error", "energy counter and power trace disagree beyond 5 %",
+         "In a measured report each trial's counter and trace energies agree within 5 %; a larger gap "
+         "means a broken sampler or counter. Run the measurement again."),
 )
 
 # Other packages keep their own ranges in modules of the same shape (docs/CONTRACTS.md, problem codes).

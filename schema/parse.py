@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 
 from schema.problem import Problem, pointer, problem
 
@@ -13,12 +14,20 @@ MAX_REPORT_BYTES = 60_000
 # Python's recursion limit.
 MAX_DEPTH = 32
 
+# Every reader must see the same numbers: Python reads any integer, a browser only those a double holds
+# exactly, and a subnormal double loses precision and divides into infinity. Integers beyond 2^53 - 1 in
+# magnitude and non-zero numbers below the smallest normal double are refused (QJ012).
+MAX_SAFE_INTEGER = 2**53 - 1
+SMALLEST_NORMAL = sys.float_info.min
+MAX_LISTED = 20  # a report with thousands of bad numbers gets the first few, the last saying how many more
+
 SCHEMA_V2 = "quantjoule-energy/2.0"
 LEGACY_VERSIONS = ("ecocompute-energy/1.0", "ecocompute-energy/1.1")
 KNOWN_VERSIONS = (SCHEMA_V2, *LEGACY_VERSIONS)
 
 # Strings (possibly unterminated), brackets, and the bare NaN/Infinity words JSON does not have.
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[{]|[\]}]|NaN|Infinity', re.S)
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class _BareConstant(Exception):
@@ -31,16 +40,16 @@ def _line_col(text: str, index: int) -> tuple[int, int]:
     return line, col
 
 
-def _scan(text: str) -> Problem | None:
+def _scan(text: str, max_depth: int = MAX_DEPTH) -> Problem | None:
     """Depth and NaN/Infinity check by token scan, before json.loads can recurse on hostile input."""
     depth = 0
     for match in _TOKENS.finditer(text):
         token = match.group()
         if token in ("[", "{"):
             depth += 1
-            if depth > MAX_DEPTH:
+            if depth > max_depth:
                 line, col = _line_col(text, match.start())
-                return problem("QJ007", "", f"nesting deeper than {MAX_DEPTH} levels at line {line} "
+                return problem("QJ007", "", f"nesting deeper than {max_depth} levels at line {line} "
                                             f"column {col}")
         elif token in ("]", "}"):
             depth -= 1
@@ -50,7 +59,7 @@ def _scan(text: str) -> Problem | None:
     return None
 
 
-def _decode(data) -> tuple[str | None, Problem | None]:
+def _decode(data, max_bytes: int = MAX_REPORT_BYTES) -> tuple[str | None, Problem | None]:
     if isinstance(data, str):
         try:
             raw = data.encode("utf-8")
@@ -60,8 +69,8 @@ def _decode(data) -> tuple[str | None, Problem | None]:
         raw = bytes(data)
     else:
         return None, problem("QJ005", "", f"expected report text or bytes, got {type(data).__name__}")
-    if len(raw) > MAX_REPORT_BYTES:
-        message = f"report is at least {len(raw):,} bytes; the limit is {MAX_REPORT_BYTES:,}"
+    if len(raw) > max_bytes:
+        message = f"report is at least {len(raw):,} bytes; the limit is {max_bytes:,}"
         return None, problem("QJ002", "", message)
     try:
         text = raw.decode("utf-8")
@@ -119,14 +128,68 @@ def version_problems(report: dict) -> list[Problem]:
     return []
 
 
-def parse_report(data) -> tuple[dict | None, list[Problem]]:
-    """Parse report text or bytes; never raises. The report is None whenever a problem makes it unusable."""
-    text, failure = _decode(data)
+def _number_problem(value, where: tuple) -> Problem | None:
+    if isinstance(value, bool):
+        return None
+    path = pointer(where)
+    if isinstance(value, int) and abs(value) > MAX_SAFE_INTEGER:
+        digits = len(str(abs(value))) if abs(value) < 10**60 else None
+        size = f"an integer of {digits} digits" if digits else "an integer of more than 60 digits"
+        return problem("QJ012", path, f"{path or 'the value'} is {size}, beyond +/-{MAX_SAFE_INTEGER:,} "
+                                      "(2^53 - 1), the largest a browser reads exactly")
+    if isinstance(value, float) and value != 0.0 and abs(value) < SMALLEST_NORMAL:
+        return problem("QJ012", path, f"{path or 'the value'} is {value!r}, a subnormal number below "
+                                      f"{SMALLEST_NORMAL!r}")
+    return None
+
+
+def unsafe_values(doc) -> list[Problem]:
+    """QJ003 for text holding an unpaired surrogate (a `\\udXXX` escape with no partner: not UTF-8 once
+    written), then QJ012 for each number outside what every reader agrees on; found without recursion."""
+    surrogates: list[tuple[str, str]] = []  # (pointer, the text holding it)
+    numbers: list[Problem] = []
+    stack = [(doc, ())]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, str):
+            if _SURROGATE.search(node):
+                surrogates.append((pointer(where), node))
+        elif isinstance(node, dict):
+            for key, value in node.items():
+                if isinstance(key, str) and _SURROGATE.search(key):
+                    surrogates.append((pointer((*where, key)), key))
+                stack.append((value, (*where, key)))
+        elif isinstance(node, list):
+            stack.extend((v, (*where, i)) for i, v in enumerate(node))
+        else:
+            found = _number_problem(node, where)
+            if found:
+                numbers.append(found)
+    if surrogates:
+        where, holder = min(surrogates)
+        code = ord(_SURROGATE.search(holder)[0])
+        return [problem("QJ003", "", f"a \\u escape decodes to an unpaired surrogate (U+{code:04X}) at "
+                                     f"{where or 'the top level'}; such text is not UTF-8")]
+    numbers.sort(key=lambda p: p.path)
+    if len(numbers) > MAX_LISTED:
+        rest = len(numbers) - MAX_LISTED + 1
+        last = numbers[MAX_LISTED - 1]
+        numbers = numbers[: MAX_LISTED - 1] + [problem("QJ012", last.path, f"{last.message}; and {rest - 1} "
+                                                                           "more such numbers")]
+    return numbers
+
+
+def read_json_text(data, max_bytes: int = MAX_REPORT_BYTES,
+                   max_depth: int = MAX_DEPTH) -> tuple[dict | None, list[Problem]]:
+    """Read untrusted JSON text or bytes into an object; never raises. The one policy for report and
+    record files alike: size, UTF-8, depth, NaN/Infinity, syntax, a top-level object, duplicate keys,
+    unpaired surrogates and numbers outside every reader's common range, each refused with its code."""
+    text, failure = _decode(data, max_bytes)
     if failure:
         return None, [failure]
     if not text.strip():
         return None, [problem("QJ001", "", "the report is empty")]
-    failure = _scan(text)
+    failure = _scan(text, max_depth)
     if failure:
         return None, [failure]
     try:
@@ -144,5 +207,16 @@ def parse_report(data) -> tuple[dict | None, list[Problem]]:
         return None, [problem("QJ006", path, f"key {path.rsplit('/', 1)[-1]!r} appears more than once "
                                              f"in {path.rsplit('/', 1)[0] or 'the top-level object'}")
                       for path in _duplicate_paths(doc, duplicates)]
+    unsafe = unsafe_values(doc)
+    if unsafe:
+        return None, unsafe
+    return doc, []
+
+
+def parse_report(data) -> tuple[dict | None, list[Problem]]:
+    """Parse report text or bytes; never raises. The report is None whenever a problem makes it unusable."""
+    doc, found = read_json_text(data)
+    if doc is None:
+        return None, found
     found = version_problems(doc)
     return (None if found else doc), found

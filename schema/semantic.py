@@ -6,14 +6,18 @@ import math
 import re
 
 from schema import limits
+from schema.gpus import arch_for
 from schema.models import KNOWN_ARCHS, lookup_model
 from schema.parse import SCHEMA_V2
 from schema.problem import Problem, problem
+from schema.text import skeleton
 
 NVML_SOURCES_V2 = ("nvml-energy-counter", "nvml-power-trace")
 NVML_SOURCE_LEGACY = "direct-nvml"
 NOT_MEASURED_SOURCES_V2 = ("reference-dataset", "simulated")
-# Free-text legacy sources that name something other than a measurement on this GPU.
+# Free-text legacy sources that name something other than a measurement on this GPU. Matched against
+# schema.text.skeleton of the text (NFKC, case folded, invisibles dropped, look-alike letters mapped), so a
+# zero-width space or a Cyrillic letter does not hide a word.
 _NOT_MEASURED_WORDS = re.compile(
     r"illustrat|synthetic|simulat|dataset|example|fake|mock|estimat|demo|reference|no local gpu", re.I)
 # Notes of a measured report that disown it. "synthetic" is not here: a random-init model is measured
@@ -27,13 +31,17 @@ _BASELINE_FIELDS = ("fp16_energy_per_token_mj", "vs_fp16_energy_pct", "fp16_dyna
 
 
 def num(block, key) -> float | None:
-    """block[key] as a float when it is a JSON number, else None (absent, null, or another type)."""
+    """block[key] as a float when it is a JSON number a float holds, else None (absent, null, another
+    type, or an integer beyond float range, which validate refuses first as QJ012)."""
     if not isinstance(block, dict):
         return None
     value = block.get(key)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        return None
 
 
 def obj(block, key) -> dict:
@@ -54,7 +62,7 @@ def source_problems(report: dict) -> list[Problem]:
     nvml = source in NVML_SOURCES_V2 if v2 else source == NVML_SOURCE_LEGACY
     path = "/measurement_source"
     if basis == "measured":
-        if source in NOT_MEASURED_SOURCES_V2 if v2 else _NOT_MEASURED_WORDS.search(source):
+        if source in NOT_MEASURED_SOURCES_V2 if v2 else _NOT_MEASURED_WORDS.search(skeleton(source)):
             return [problem("QJ202", path, f"measurement_source {source[:80]!r} is not a measurement, "
                                            "yet results.basis is 'measured'")]
         if not nvml:
@@ -63,7 +71,7 @@ def source_problems(report: dict) -> list[Problem]:
                             "results.basis is 'measured' but measurement_source is missing")]
         for where, note in (("/results/note", text(results, "note")),
                             ("/measurement/method", text(obj(report, "measurement"), "method"))):
-            if _DISOWNING_NOTE.search(note):
+            if _DISOWNING_NOTE.search(skeleton(note)):
                 return [problem("QJ202", where, "the text says the values are not a real measurement, "
                                                 "yet results.basis is 'measured'")]
     elif basis in ("interpolated", "extrapolated") and nvml:
@@ -154,7 +162,7 @@ def value_problems(report: dict) -> list[Problem]:
 
 
 def identity_problems(report: dict) -> list[Problem]:
-    """params_b against the named model, and gpu_arch in the known set."""
+    """params_b against the named model; gpu_arch in the known set and the one its GPU name says."""
     workload, found = obj(report, "workload"), []
     model = lookup_model(text(workload, "model_name"), text(workload, "model_id"))
     params = num(workload, "params_b")
@@ -163,10 +171,16 @@ def identity_problems(report: dict) -> list[Problem]:
         found.append(problem("QJ211", "/workload/params_b",
                              f"params_b is {params:g} but {model.name} has {model.counted_b:g} billion "
                              f"parameters (nominal {model.nominal_b:g})"))
-    arch = text(obj(report, "system_under_test"), "gpu_arch")
+    sut = obj(report, "system_under_test")
+    arch = text(sut, "gpu_arch")
     if arch not in KNOWN_ARCHS:
         found.append(problem("QJ212", "/system_under_test/gpu_arch",
                              f"gpu_arch {arch[:40]!r} is not one of {', '.join(KNOWN_ARCHS)}"))
+    else:
+        table = arch_for(text(sut, "gpu"))
+        if table is not None and table != arch:
+            found.append(problem("QJ218", "/system_under_test/gpu_arch",
+                                 f"gpu_arch is {arch!r} but the GPU {text(sut, 'gpu')[:60]!r} is {table}"))
     return found
 
 
@@ -193,9 +207,11 @@ def baseline_problems(report: dict) -> list[Problem]:
     if basis in ("interpolated", "extrapolated") and precision == "FP16":
         needed.append("energy_per_token_mj")
     if basis == "measured":
-        needed += ["energy_per_token_mj", "total_energy_joules", "tokens_generated"]
+        # A measurement knows its energy, tokens, power and throughput, whatever the format.
+        needed += ["energy_per_token_mj", "total_energy_joules", "tokens_generated", "avg_power_watts",
+                   "throughput_tokens_per_s"]
         if report.get("schema_version") == SCHEMA_V2:
-            needed += ["avg_power_watts", "throughput_tokens_per_s", "duration_s"]
+            needed += ["duration_s"]
     for key in needed:
         if results.get(key) is None:
             found.append(problem("QJ217", f"/results/{key}", f"results.basis is {basis!r} but {key} is null "

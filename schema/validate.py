@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from schema.parse import MAX_DEPTH, SCHEMA_V2, version_problems
+from schema.claims import coarse_energy_problems, legacy_evidence_problems, timestamp_problems
+from schema.parse import MAX_DEPTH, SCHEMA_V2, unsafe_values, version_problems
 from schema.problem import Problem, has_errors, pointer, problem, sort_problems
 from schema.semantic import (
     NVML_SOURCE_LEGACY,
@@ -39,11 +40,13 @@ def _shape_problems(report) -> list[Problem]:
     return []
 
 
-def validate(report) -> list[Problem]:
-    """Every problem of a parsed report: version, JSON Schema, then semantic checks on schema-valid data."""
+def validate(report, now: str | None = None) -> list[Problem]:
+    """Every problem of a parsed report: version, JSON Schema, then semantic checks on schema-valid data.
+
+    `now` (an ISO UTC time, e.g. the submission's) also refuses a report timestamped after it (QJ221)."""
     if not isinstance(report, dict):
         return [problem("QJ008", "", f"the report is a {type(report).__name__}, not an object")]
-    found = _shape_problems(report) or version_problems(report)
+    found = _shape_problems(report) or unsafe_values(report) or version_problems(report)
     if found:
         return found
     found = [problem("QJ206", pointer(p), f"{pointer(p)} is not a finite number")
@@ -52,8 +55,12 @@ def validate(report) -> list[Problem]:
     located = {p.path for p in found}
     found += [p for p in structure_problems(report, report["schema_version"]) if p.path not in located]
     if not has_errors(found):
-        found += source_problems(report) + arithmetic_problems(report) + value_problems(report)
+        sources = source_problems(report)
+        found += sources + arithmetic_problems(report) + value_problems(report)
         found += identity_problems(report) + baseline_problems(report)
+        found += coarse_energy_problems(report) + timestamp_problems(report, now)
+        if not sources:  # a report whose source already disowns it needs no further evidence checks
+            found += legacy_evidence_problems(report)
         if report["schema_version"] == SCHEMA_V2:
             found += v2_problems(report)
     return sort_problems(found)

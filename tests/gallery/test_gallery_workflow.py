@@ -3,7 +3,6 @@ and `merged-issues`, which tells it whom to notify, against a real git repositor
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 from pathlib import Path
@@ -108,9 +107,22 @@ def test_merged_issues_outside_git_is_a_coded_error(tmp_path):
     assert result.exit_code == 1 and "QJ604" in result.output and "Traceback" not in result.output
 
 
-def test_the_workflows_page_pattern_accepts_every_page_the_site_writes(built):
+def test_the_workflow_trusts_the_one_record_naming_rule_and_every_page_it_links_exists(built, tmp_path):
+    """The shell keeps no copy of the page pattern: merged-issues builds each page from the record by
+    schema.records, and each page it can print is one the site build wrote."""
     text = WORKFLOW.read_text()
-    pattern = re.search(r'\[\[ "\$page" =~ (\S+) \]\]', text).group(1)
-    root, _result = built
-    pages = json.loads((root / "gallery" / "site" / ".qj-build.json").read_text())["pages"]
-    assert pages and all(re.fullmatch(pattern.strip("^$"), page) for page in pages)
+    assert "=~" not in text and "merged-issues" in text
+    root = tmp_path / "repo"
+    shutil.copytree(built[0], root)
+    _git(root, "init", "-q", "-b", "main")
+    _git(root, "commit", "-q", "--allow-empty", "-m", "empty")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "records")
+    result = CliRunner().invoke(main, ["merged-issues", "--root", str(root), "--before", "0" * 40])
+    assert result.exit_code == 0, result.output
+    items = result.output.split()
+    pages = {p.relative_to(root / "gallery" / "site").as_posix()
+             for p in (root / "gallery" / "site" / "r").rglob("*.html")}
+    assert items and {item.split(":", 1)[1] for item in items} <= pages
+    for item in items:
+        assert re.fullmatch(r"[0-9]+:r/[a-z0-9-]+/[0-9]+-[A-Z0-9]+-[a-z0-9.-]+(-[0-9]+)?\.html", item)

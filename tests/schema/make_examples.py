@@ -477,6 +477,11 @@ def invalid_examples() -> dict[str, bytes | dict]:
         "QJ008-top-level-array.json": ("[" + good + "]\n").encode(),
         "QJ009-no-schema-version.json": _set(v2, "/schema_version", _DROP),
         "QJ010-unknown-schema-version.json": _set(v2, "/schema_version", "quantjoule-energy/3.0"),
+        "QJ003-lone-surrogate-escape.json": good.replace('"fixture-host"', '"\\ud800fixture-host"').encode(),
+        "QJ012-integer-beyond-2-53.json": _set(v2, "/protocol/seed", 2**64 + 1),
+        "QJ012-subnormal-number.json": good.replace(
+            '"dropped_samples": 0', '"dropped_samples": 5e-324'
+        ).encode(),
         "QJ101-missing-results.json": _set(v2, "/results", _DROP),
         "QJ101-measured-without-trials.json": _set(v2, "/trials", _DROP),
         "QJ102-tokens-as-string.json": _set(v2, "/results/tokens_generated", "1024"),
@@ -504,7 +509,7 @@ def invalid_examples() -> dict[str, bytes | dict]:
             legacy, "/results/note", "ILLUSTRATIVE values, not from a real run."
         ),
         "QJ203-delta-disagrees.json": _set(legacy, "/results/vs_fp16_energy_pct", -0.75),
-        "QJ204-per-token-disagrees.json": _set(legacy, "/results/total_energy_joules", 917.68),
+        "QJ204-per-token-disagrees.json": _set(legacy, "/results/total_energy_joules", 9635.64),
         "QJ205-trial-power-times-duration.json": _set(v2, "/trials/2/mean_power_w", 171.33),
         "QJ206-number-overflows.json": good.replace(
             '"idle_window_s": 5.0', '"idle_window_s": 1e999'
@@ -516,9 +521,11 @@ def invalid_examples() -> dict[str, bytes | dict]:
         "QJ208-v2-power-over-limit.json": _set(
             _set(v2, "/system_under_test/power_limit_w", 100.0), "/protocol/cooldown/target_w", 60.0
         ),
-        "QJ209-power-throughput-disagree.json": _set(legacy, "/results/throughput_tokens_per_s", 20.0),
-        "QJ210-counter-trace-disagree.json": _set(
-            v2, "/trials/3/trace_energy_j", round(v2["trials"][3]["counter_energy_j"] * 1.08, 3)
+        "QJ209-power-throughput-disagree.json": _set(v2, "/results/throughput_tokens_per_s", 30.0),
+        "QJ210-counter-trace-disagree.json": _edits(
+            v2,
+            ("/agreement/threshold_pct", 2.0),
+            ("/trials/3/trace_energy_j", round(v2["trials"][3]["counter_energy_j"] * 1.03, 3)),
         ),
         "QJ211-params-disagree.json": _set(legacy, "/workload/params_b", 7.0),
         "QJ212-legacy-arch-not-known.json": _set(legacy, "/system_under_test/gpu_arch", "Ada Lovelace"),
@@ -539,9 +546,22 @@ def invalid_examples() -> dict[str, bytes | dict]:
         "QJ214-quantized-without-baseline.json": _edits(
             v2_reference(), ("/results/fp16_energy_per_token_mj", None), ("/results/vs_fp16_energy_pct", None)
         ),
-        "QJ215-tokens-not-the-trial-sum.json": _set(v2, "/trials/1/tokens", 255),
+        "QJ215-tokens-not-the-trial-sum.json": _set(v2, "/results/tokens_generated", 1023),
         "QJ216-arms-disagree.json": _set(v2, "/arms/FP16/energy_per_token_mj", 1619.68),
         "QJ217-measured-without-energy.json": _set(legacy, "/results/total_energy_joules", None),
+        "QJ213-sd-not-from-trials.json": _set(v2, "/statistics/delta_e_pct/sd", 50.0),
+        "QJ218-arch-disagrees-with-gpu.json": _set(v2, "/system_under_test/gpu_arch", "ada"),
+        "QJ219-energies-too-coarse.json": _edits(
+            legacy_10_interpolated(),
+            ("/results/energy_per_token_mj", 3),
+            ("/results/fp16_energy_per_token_mj", 2),
+            ("/results/vs_fp16_energy_pct", 50.0),
+        ),
+        "QJ220-legacy-measured-without-software.json": _set(legacy, "/software", _DROP),
+        "QJ221-timestamp-not-a-date.json": _set(v2, "/timestamp_utc", "2026-02-30T13:00:00Z"),
+        "QJ222-counter-trace-beyond-5-pct.json": _set(
+            v2, "/trials/3/trace_energy_j", round(v2["trials"][3]["counter_energy_j"] * 1.08, 3)
+        ),
     }
 
 

@@ -132,10 +132,17 @@ def test_power_times_duration_tolerance(factor, ok):
 
 
 def test_power_over_throughput_is_only_a_warning():
-    report = edited(LEGACY, results__throughput_tokens_per_s=20.0)
+    report = edited(V2, results__throughput_tokens_per_s=30.0)
     problems = validate(report)
     assert [(p.code, p.severity) for p in problems] == [("QJ209", "warning")]
     assert is_measurement(report)
+
+
+def test_a_legacy_measurement_whose_power_and_throughput_miss_its_energy_is_refused():
+    # Legacy reports have no trials: power x (tokens / throughput) = energy is their evidence (QJ205).
+    report = edited(LEGACY, results__throughput_tokens_per_s=20.0)
+    assert {(p.code, p.severity) for p in validate(report)} == {("QJ209", "warning"), ("QJ205", "error")}
+    assert not is_measurement(report)
 
 
 @pytest.mark.parametrize(("power_w", "ok"), [(1499.0, True), (1501.0, False)])
@@ -216,13 +223,19 @@ def test_many_bad_trials_give_one_line():
 def test_statistics_ci_must_contain_the_mean():
     report = load(V2)
     report["statistics"]["delta_e_pct"].update(ci95_low=16.0, ci95_high=16.656)
-    assert [(p.code, p.path) for p in validate(report)] == [("QJ213", "/statistics/delta_e_pct")]
+    # the bounds are also not the ones the trials give (schema.recompute)
+    assert {(p.code, p.path) for p in validate(report)} == {
+        ("QJ213", "/statistics/delta_e_pct"),
+        ("QJ213", "/statistics/delta_e_pct/ci95_low"),
+        ("QJ213", "/statistics/delta_e_pct/ci95_high"),
+    }
 
 
 def test_statistics_half_width():
     report = load(V2)
     report["statistics"]["delta_e_pct"]["ci95_half_width_pp"] = 0.5
-    assert [p.path for p in validate(report)] == ["/statistics/delta_e_pct/ci95_half_width_pp"]
+    # (high - low) / 2 disagrees, and so does t * sd / sqrt(n) of the trials: both at that field
+    assert {p.path for p in validate(report)} == {"/statistics/delta_e_pct/ci95_half_width_pp"}
 
 
 def test_measured_quantized_report_needs_statistics():
@@ -255,11 +268,27 @@ def test_ok_trial_needs_an_energy():
     assert ("QJ215", "/trials/0") in [(p.code, p.path) for p in validate(report)]
 
 
+def _paired_summary(report: dict) -> dict:
+    """statistics.delta_e_pct as `measure` writes it, from the trials' trace energies (exact t quantile)."""
+    import statistics
+
+    from scipy import stats as sps
+
+    by = {(t["block"], t["arm"]): t["trace_energy_j"] / t["tokens"] for t in report["trials"]}
+    deltas = [(by[(b, "NF4")] / by[(b, "FP16")] - 1) * 100 for b in sorted({b for b, _ in by})]
+    mean, sd = statistics.fmean(deltas), statistics.stdev(deltas)
+    half = float(sps.t.ppf(0.975, len(deltas) - 1)) * sd / len(deltas) ** 0.5
+    return {"median": statistics.median(deltas), "mean": mean, "sd": sd, "cv": sd / abs(mean),
+            "ci95_low": mean - half, "ci95_high": mean + half, "ci95_half_width_pp": half}
+
+
 def test_trace_only_trials_are_accepted():
     report = load(V2)
     for trial in report["trials"]:
         trial["counter_energy_j"] = None
     report["measurement_source"] = "nvml-power-trace"
+    # A trace-only run's paired statistics come from the trace, as `measure` computes them.
+    report["statistics"]["delta_e_pct"] = _paired_summary(report)
     # The totals were summed from the counter; the trace is 0.13-0.21 % away, inside the 0.5 % slack.
     assert validate(report) == [] and is_measurement(report)
     for trial in report["trials"]:

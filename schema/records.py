@@ -1,0 +1,179 @@
+"""Replication records: the one reader of replications/ and the one rule for naming a record's file.
+
+A record is `replications/<arch>/<issue>-<PRECISION>-<slug>.json` (a `-2`, `-3` suffix when one issue holds
+two reports that would share the name), written by the bot and read by the bot (duplicates, the gallery
+rebuilt in a PR), the gallery build, `gallery merged-issues` and the curves tools. They all read through
+`read_records` / `read_record`, so one bad file is handled one way everywhere: it is skipped, listed with
+why, and never stops the others. A record file is readable when it is at most MAX_RECORD_BYTES of UTF-8
+JSON by the report reading rules (schema.parse.read_json_text: no NaN, no duplicate keys, no unpaired
+surrogates, numbers every reader agrees on), is a regular file (not a link), and holds an object with a
+`report` object.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from schema.parse import MAX_DEPTH, read_json_text
+
+RECORD_VERSION = "quantjoule-record/1"
+ROOT = "replications"
+WRITABLE_ROOTS = ("replications/", "gallery/")
+# A record is a report (at most 60,000 bytes, re-indented) plus a few hundred bytes about the filing.
+MAX_RECORD_BYTES = 1_000_000
+RECORD_DEPTH = MAX_DEPTH + 2  # the report sits one level down in the record
+_SAFE_PATH = re.compile(r"[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*")
+_SLUG = re.compile(r"[^a-z0-9.-]+")
+_ARCH = re.compile(r"[^a-z0-9-]+")
+_PRECISION = re.compile(r"[^A-Z0-9]+")
+_RECORD_FILE = re.compile(r"replications/([a-z0-9-]+)/([0-9]+)-([A-Z0-9]+)-([a-z0-9.-]+?)(-[0-9]+)?\.json")
+
+
+class UnsafePath(ValueError):
+    """A file path outside replications/ and gallery/, or one that could traverse; never written."""
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A file under replications/ that is not a record, and why (each reader gives it its own code)."""
+
+    path: str
+    reason: str
+
+
+def check_path(path: str) -> str:
+    """Return `path` when it is a plain relative path under replications/ or gallery/; raise otherwise."""
+    ok = (
+        isinstance(path, str)
+        and path.startswith(WRITABLE_ROOTS)
+        and _SAFE_PATH.fullmatch(path)
+        and not any(part in ("", ".", "..") or part.startswith(".") for part in path.split("/"))
+    )
+    if not ok:
+        raise UnsafePath(f"refusing to write {path!r}: only plain paths under replications/ and gallery/")
+    return path
+
+
+def canonical_sha256(report: dict) -> str:
+    """sha256 of the report as canonical JSON (sorted keys, no spaces): what duplicates are found by."""
+    text = json.dumps(report, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    # Reports reach here through read_json_text or validate, which refuse unpaired surrogates; the
+    # escape keeps hashing total for anything else.
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def slug(text: object, limit: int = 40) -> str:
+    """Lower-case `[a-z0-9.-]`, no leading/trailing dots or dashes, at most `limit` characters."""
+    s = _SLUG.sub("-", str(text or "").lower()).strip("-.")
+    return s[:limit].strip("-.") or "model"
+
+
+def arch_part(report: dict) -> str:
+    """The architecture part of a record's path, sanitised (`unknown` when absent)."""
+    sut = report.get("system_under_test") if isinstance(report.get("system_under_test"), dict) else {}
+    return _ARCH.sub("-", str(sut.get("gpu_arch") or "unknown").lower()).strip("-") or "unknown"
+
+
+def precision_part(report: dict) -> str:
+    workload = report.get("workload") if isinstance(report.get("workload"), dict) else {}
+    return _PRECISION.sub("", str(workload.get("precision") or "FP16").upper()) or "FP16"
+
+
+def _issue_part(issue: object) -> str:
+    return str(int(issue)) if isinstance(issue, int) and not isinstance(issue, bool) else "0"
+
+
+def stem_id(issue: object, report: dict) -> str:
+    """`<arch>/<issue>-<PRECISION>-<slug>`: a record's path under replications/ without suffix or `.json`."""
+    workload = report.get("workload") if isinstance(report.get("workload"), dict) else {}
+    model = slug(workload.get("model_name"))
+    return f"{arch_part(report)}/{_issue_part(issue)}-{precision_part(report)}-{model}"
+
+
+def record_path(issue: int, report: dict, used: set[str]) -> str:
+    """The path of a new record, the first of `<stem>.json`, `<stem>-2.json`, ... not in `used` (added)."""
+    stem = f"{ROOT}/{stem_id(issue, report)}"
+    path, k = f"{stem}.json", 2
+    while path in used:
+        path, k = f"{stem}-{k}.json", k + 1
+    used.add(path)
+    return check_path(path)
+
+
+def record_id(record: dict, path: str | None = None) -> str:
+    """The record's id (its path under replications/ without `.json`): taken from `path` when that is the
+    record's own name (same arch, issue, precision and model slug, any `-k` suffix), else computed."""
+    report = record.get("report") if isinstance(record.get("report"), dict) else {}
+    computed = stem_id(record.get("issue"), report)
+    match = _RECORD_FILE.fullmatch(path or "")
+    if match and f"{match[1]}/{match[2]}-{match[3]}-{match[4]}" == computed:
+        return path[len(ROOT) + 1 : -len(".json")]
+    return computed
+
+
+def record_bytes(record: dict) -> bytes:
+    return (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode("utf-8", "surrogatepass")
+
+
+def parse_record(data: bytes) -> tuple[dict | None, str | None]:
+    """(record, None) for a readable record's bytes, else (None, why not)."""
+    doc, problems = read_json_text(data, MAX_RECORD_BYTES, RECORD_DEPTH)
+    if doc is None:
+        first = problems[0]
+        return None, f"{first.code} {first.message}"
+    if not isinstance(doc.get("report"), dict):
+        return None, "not a record object with a report"
+    return doc, None
+
+
+def record_files(root: str | Path) -> list[tuple[str, Path]]:
+    """(repository-relative path, path) of every *.json under root/replications/, sorted by path; links
+    are listed too, so that reading them can refuse them."""
+    found: list[tuple[str, str]] = []
+    stack = [(os.path.join(str(root), ROOT), ROOT)]
+    while stack:
+        folder, rel = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                stack.append((entry.path, f"{rel}/{entry.name}"))
+            elif entry.name.endswith(".json"):
+                found.append((f"{rel}/{entry.name}", entry.path))
+    return [(rel, Path(path)) for rel, path in sorted(found)]
+
+
+def read_record(path: Path, rel: str) -> tuple[dict | None, str, Unreadable | None]:
+    """(record, sha256 of the file's bytes, None), or (None, "", why it is unreadable)."""
+    try:
+        if path.is_symlink() or not path.is_file():
+            return None, "", Unreadable(rel, "not a regular file (a link or a folder)")
+        with path.open("rb") as handle:
+            blob = handle.read(MAX_RECORD_BYTES + 1)
+    except OSError as exc:
+        return None, "", Unreadable(rel, f"cannot be read: {exc.strerror or exc}")
+    record, why = parse_record(blob)
+    if record is None:
+        return None, "", Unreadable(rel, why)
+    return record, hashlib.sha256(blob).hexdigest(), None
+
+
+def read_records(root: str | Path) -> tuple[dict[str, dict], list[Unreadable]]:
+    """Every readable record under root/replications/ keyed by its repository-relative path, and the files
+    that are not records. Never raises: one bad file never hides the others."""
+    records: dict[str, dict] = {}
+    unreadable: list[Unreadable] = []
+    for rel, path in record_files(root):
+        record, _digest, bad = read_record(path, rel)
+        if bad is not None:
+            unreadable.append(bad)
+        else:
+            records[rel] = record
+    return records, unreadable
