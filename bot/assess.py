@@ -41,16 +41,21 @@ class Assessment:
         return self.valid and self.is_measurement
 
 
-def assess(text_or_report: str | bytes | dict, curves: dict, grade: Callable | None = None) -> Assessment:
-    """Parse (unless given a dict), validate, apply the measurement rule and grade. Pure; never raises."""
+def assess(
+    text_or_report: str | bytes | dict, curves: dict, grade: Callable | None = None, now: str | None = None
+) -> Assessment:
+    """Parse (unless given a dict), validate, apply the measurement rule and grade. Pure; never raises.
+    `now` (an ISO UTC time: the event's for the bot, the clock's for `measure check`) also refuses a
+    report dated after it (QJ221)."""
     if isinstance(text_or_report, dict):
-        report, problems = text_or_report, list(schema.validate(text_or_report))
+        report, problems = text_or_report, list(schema.validate(text_or_report, now=now))
     else:
         report, found = schema.parse_report(text_or_report)
         problems = list(found)
         if report is not None:
             known = {(p.code, p.path, p.message) for p in problems}
-            problems += [p for p in schema.validate(report) if (p.code, p.path, p.message) not in known]
+            found = schema.validate(report, now=now)
+            problems += [p for p in found if (p.code, p.path, p.message) not in known]
     valid = report is not None and not any(p.severity == "error" for p in problems)
     measurement = valid and claims_measurement(report)
     if valid and not measurement:

@@ -113,15 +113,30 @@ def _event_options(fn):
 def plan(
     event_path, event_name, curves_path, forge_kind, repo, api_url, bot_login, repo_dir, outbox, out
 ) -> None:
-    """Plan one issue event: print the plan JSON (comment, labels, files, PR). Reads, never writes."""
-    from bot.pipeline import load_curves, plan_event, read_json_file
+    """Plan one issue event: print the plan JSON (comment, labels, files, PR). Reads, never writes.
+
+    When planning fails (the API keeps failing, or an error in the bot), the plan written records that
+    failure instead (QJ518), so `apply` leaves the bot-error label and a comment: nothing is dropped."""
+    from bot.forge import StepFailed
+    from bot.pipeline import failure_plan, load_curves, plan_event, read_json_file
 
     try:
         payload = read_json_file(event_path, "QJ513")
         forge = _forge(forge_kind, repo, api_url, bot_login, repo_dir, outbox)
-        result = plan_event(payload, event_name, repo_dir, load_curves(curves_path), forge)
+        curves_data = load_curves(curves_path)
     except BotError as err:
         _fail(err)
+    try:
+        result = plan_event(payload, event_name, repo_dir, curves_data, forge)
+    except BotError as err:
+        _fail(err)
+    except StepFailed as err:
+        result = failure_plan(payload, err.step, err.error)
+    except Exception as err:  # noqa: BLE001 - an unforeseen error still leaves a coded trace on the issue
+        result = failure_plan(payload, "plan", err)
+    if result.get("failed"):
+        click.echo(f"error QJ518: planning issue {result['issue']} failed: {result['failed']['error']}",
+                   err=True)
     text = json.dumps(result, indent=2, ensure_ascii=False) + "\n"
     if out:
         with open(out, "w", encoding="utf-8") as fh:
@@ -170,6 +185,10 @@ def refresh_plan(curves_path, repo, api_url, bot_login, repo_dir, outbox, base, 
     except StepFailed as err:
         click.echo(f"forge failure: {err}", err=True)
         sys.exit(EXIT_UNRECORDED)
+    for number, the_plan in sorted(plans.items()):
+        if the_plan.get("failed"):  # written too: apply leaves bot-error on that issue; the others go on
+            click.echo(f"error QJ518: issue {number} could not be planned: {the_plan['failed']['error']}",
+                       err=True)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     for number, the_plan in sorted(plans.items()):
@@ -207,16 +226,25 @@ def process(
     event_path, event_name, curves_path, forge_kind, repo, api_url, bot_login, repo_dir, outbox
 ) -> None:
     """Plan and apply one event in one go."""
-    from bot.pipeline import load_curves, read_json_file
+    from bot.forge import StepFailed, apply_plan
+    from bot.pipeline import failure_plan, load_curves, read_json_file
     from bot.pipeline import process as run_process
 
     try:
         payload = read_json_file(event_path, "QJ513")
         forge = _forge(forge_kind, repo, api_url, bot_login, repo_dir, outbox)
-        the_plan, result = run_process(payload, event_name, repo_dir, load_curves(curves_path), forge)
+        curves_data = load_curves(curves_path)
     except BotError as err:
         _fail(err)
-    if not the_plan.get("ignored"):
+    try:
+        the_plan, result = run_process(payload, event_name, repo_dir, curves_data, forge)
+    except BotError as err:
+        _fail(err)
+    except Exception as err:  # noqa: BLE001 - planning failed: record it on the issue (QJ518), never drop it
+        step = err.step if isinstance(err, StepFailed) else "plan"
+        the_plan = failure_plan(payload, step, err.error if isinstance(err, StepFailed) else err)
+        result = apply_plan(forge, the_plan)
+    if not the_plan.get("ignored") and not the_plan.get("failed"):
         click.echo(
             f"issue {the_plan['issue']}: {the_plan['status']} "
             f"({', '.join(p['label'] for p in the_plan['points']) or 'no reports'})"

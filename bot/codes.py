@@ -51,6 +51,13 @@ CODES: tuple[Code, ...] = (
         "At most 20 reports per issue; open another issue for the rest.",
     ),
     Code(
+        "QJ508",
+        "error",
+        "near-duplicate of a report on file",
+        "Its trial energies and timings are those of a report already on file (or earlier in this issue); "
+        "only the seed, notes, versions or dates differ. Submit a new measurement instead.",
+    ),
+    Code(
         "QJ509",
         "warning",
         "form field truncated",
@@ -101,6 +108,40 @@ CODES: tuple[Code, ...] = (
         "error",
         "GitHub token or repository missing",
         "Set GITHUB_TOKEN and pass --repo OWNER/NAME (Actions sets GITHUB_REPOSITORY).",
+    ),
+    Code(
+        "QJ518",
+        "error",
+        "an open pull request could not be planned again",
+        "The other open replication pull requests were refreshed; comment /recheck on this issue as a "
+        "maintainer, and report the message if it persists.",
+    ),
+    Code(
+        "QJ519",
+        "error",
+        "submitted by a bot account",
+        "Replications are credited to a person: open the issue from your own GitHub account.",
+    ),
+    Code(
+        "QJ520",
+        "error",
+        "submission withdrawn: the issue is closed",
+        "Nothing of a closed issue is filed and its pull request is closed; reopen the issue to submit "
+        "again.",
+    ),
+    Code(
+        "QJ521",
+        "error",
+        "rejected by a maintainer",
+        "A maintainer closed this submission's pull request without merging it; the bot opens no other. A "
+        "maintainer can reopen that pull request to reconsider, and the bot then keeps it up to date.",
+    ),
+    Code(
+        "QJ522",
+        "warning",
+        "a maintainer pushed to the bot's branch; left as it is",
+        "The bot never overwrites commits it did not write. To let it rebuild the branch, delete the branch "
+        "(or reset it to the bot's last commit) and comment /recheck.",
     ),
     Code(
         "QJ517",

@@ -4,6 +4,11 @@ A forge is a small adapter (github: PyGithub; local: git + files). `apply_plan` 
 each re-reading the forge's state before writing, so a step can be retried after any failure, including
 a write whose answer was lost. A step that keeps failing leaves the `bot-error` label and an error
 comment so the next run picks the issue up; no submission is dropped silently.
+
+Before writing anything it re-reads the live issue: a plan made from an issue that has since been edited,
+closed or reopened is stale and writes nothing (the run of that newer event plans it). It never reopens a
+pull request a maintainer closed (the submission is rejected, QJ521), and never overwrites a branch a
+maintainer pushed to (QJ522): it leaves the branch and its pull request as they are and says so.
 """
 
 from __future__ import annotations
@@ -13,10 +18,30 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
+from bot.intake import issue_digest
 from bot.markdown import md_inline
 from bot.plan import ERROR_MARKER, PR_LINK_SLOT, STICKY_MARKER, check_path, decode_file
 
 ERROR_LABEL = "bot-error"
+# Added to the body of a pull request the bot closes itself, so a close without it is a maintainer's.
+BOT_CLOSED_MARKER = "<!-- quantjoule-bot:closed -->"
+# The last line of every commit the bot writes: the tree it wrote. A head commit without it, or whose
+# tree differs, is someone else's (a maintainer's fix), and the bot does not overwrite it.
+TREE_TRAILER = "Quantjoule-Bot-Tree: "
+
+
+def with_trailer(message: str, tree: str) -> str:
+    return f"{message.rstrip()}\n\n{TREE_TRAILER}{tree}\n"
+
+
+def written_by_bot(message: str, tree: str, parents: int) -> bool:
+    """Whether a branch head (its message, tree sha and number of parents) is the bot's own commit."""
+    trailers = [line[len(TREE_TRAILER):].strip() for line in message.splitlines()
+                if line.startswith(TREE_TRAILER)]
+    if trailers:
+        return trailers[-1] == tree and parents == 1
+    # Commits from before the trailer: the bot's message form, on one parent.
+    return message.startswith("Replication from issue ") and parents == 1
 
 
 @dataclass
@@ -43,7 +68,10 @@ class Forge(Protocol):
     def find_open_pr(self, base: str, branch: str) -> PullRequest | None: ...
     def create_pr(self, base: str, branch: str, title: str, body: str) -> PullRequest: ...
     def update_pr(self, pr: PullRequest, title: str, body: str) -> None: ...
-    def close_pr(self, pr: PullRequest) -> None: ...
+    def close_pr(self, pr: PullRequest) -> None: ...  # marks the body with BOT_CLOSED_MARKER
+    def find_rejected_pr(self, base: str, branch: str) -> PullRequest | None: ...
+    def branch_owner(self, branch: str) -> str | None: ...  # "bot", "other", or None (no branch)
+    def live_issue(self, issue: int) -> dict | None: ...  # the issue as the REST API shows it, or None
     def retry_delay(self, error: Exception, attempt: int) -> float | None: ...
 
 
@@ -80,22 +108,40 @@ def apply_plan(forge: Forge, plan: dict, retrier: Retrier | None = None) -> dict
     if plan.get("ignored"):
         return {"ok": True, "ignored": True, "reason": plan.get("reason"), "actions": []}
     retrier = retrier or Retrier()
+    if plan.get("failed") is not None:  # planning itself failed (QJ518): record it so a rerun picks it up
+        failed = StepFailed(plan["failed"]["step"], RuntimeError(plan["failed"]["error"]))
+        actions: list[str] = []
+        recorded = _record_failure(forge, retrier, plan, failed, actions, code="QJ518")
+        return {"ok": False, "step": failed.step, "error": str(failed), "recorded": recorded,
+                "actions": actions}
     issue, actions = plan["issue"], []
     files = {check_path(path): decode_file(entry) for path, entry in plan["files"].items()}
     try:
-        pr = None
-        outcome = "none"
-        if files:
-            outcome = retrier.run(
-                forge,
-                "commit",
-                lambda: forge.commit_files(plan["base"], plan["branch"], files, plan["commit_message"]),
-            )
-            actions.append(f"branch {plan['branch']}: {outcome}")
-        if plan["pr"] and outcome != "no-diff":
-            pr = retrier.run(forge, "pull request", lambda: _ensure_pr(forge, plan, actions))
+        if _stale(forge, retrier, plan):
+            actions.append("skipped: the issue changed after this plan was made (the run of that change "
+                           "plans it again)")
+            return {"ok": True, "stale": True, "actions": actions, "pr": None}
+        owner = retrier.run(forge, "read branch", lambda: forge.branch_owner(plan["branch"]))
+        pr, outcome = None, "none"
+        if owner == "other":
+            # A maintainer pushed to the branch: it and its pull request are theirs now (QJ522).
+            outcome = "kept"
+            actions.append(f"branch {plan['branch']}: kept, a maintainer pushed to it")
+            pr = retrier.run(forge, "pull request", lambda: forge.find_open_pr(plan["base"], plan["branch"]))
         else:
-            retrier.run(forge, "pull request", lambda: _ensure_no_pr(forge, plan, actions))
+            if files and plan["pr"]:
+                outcome = retrier.run(
+                    forge,
+                    "commit",
+                    lambda: forge.commit_files(plan["base"], plan["branch"], files, plan["commit_message"]),
+                )
+                actions.append(f"branch {plan['branch']}: {outcome}")
+            if plan["pr"] and outcome != "no-diff":
+                pr, outcome = retrier.run(
+                    forge, "pull request", lambda: _ensure_pr(forge, plan, actions, outcome)
+                )
+            else:
+                retrier.run(forge, "pull request", lambda: _ensure_no_pr(forge, plan, actions))
         retrier.run(forge, "labels", lambda: _ensure_labels(forge, issue, plan["labels"], actions))
         body = plan["comment"]["body"].replace(PR_LINK_SLOT, _pr_line(pr, plan, outcome))
         retrier.run(forge, "comment", lambda: _ensure_comments(forge, issue, plan, body, actions))
@@ -111,31 +157,56 @@ def apply_plan(forge: Forge, plan: dict, retrier: Retrier | None = None) -> dict
     return {"ok": True, "actions": actions, "pr": pr.url if pr else None}
 
 
+def _stale(forge: Forge, retrier: Retrier, plan: dict) -> bool:
+    """True when the live issue is not the one the plan was made from (edited, closed or reopened since)."""
+    if not plan.get("issue_sha256"):
+        return False
+    live = retrier.run(forge, "read issue", lambda: forge.live_issue(plan["issue"]))
+    return live is not None and issue_digest(live) != plan["issue_sha256"]
+
+
 def _pr_line(pr: PullRequest | None, plan: dict, outcome: str) -> str:
+    if outcome == "kept":
+        where = f"Pull request: {pr.url}" if pr is not None else "Its pull request is closed"
+        return (f"{where} (branch `{plan['branch']}`). **QJ522** (warning): a maintainer pushed to the "
+                "branch, so the bot left the branch and its pull request as they are. To let the bot "
+                "rebuild it, delete the branch (or reset it to the bot's last commit) and comment "
+                "`/recheck`.")
+    if outcome == "rejected":
+        return ("No pull request: a maintainer closed this submission's pull request without merging it, "
+                "and the bot opens no other (a maintainer can reopen it to reconsider).")
     if pr is not None:
         return f"Pull request: {pr.url} (branch `{plan['branch']}`), for a maintainer to review and merge."
     if outcome == "no-diff":
         return "Everything in this submission is already on the main branch; no pull request is needed."
+    if plan.get("status") == "withdrawn":
+        return "No pull request: the submission was withdrawn by closing the issue."
     return "No pull request: nothing in this submission can be filed yet."
 
 
-def _ensure_pr(forge: Forge, plan: dict, actions: list) -> PullRequest:
+def _ensure_pr(forge: Forge, plan: dict, actions: list, outcome: str) -> tuple[PullRequest | None, str]:
     title, body = plan["pr"]["title"], plan["pr"]["body"]
     pr = forge.find_open_pr(plan["base"], plan["branch"])
     if pr is None:
+        # Checked again here: a maintainer may have closed it after the plan was made.
+        rejected = forge.find_rejected_pr(plan["base"], plan["branch"])
+        if rejected is not None:
+            actions.append(f"no pull request: a maintainer closed {rejected.url}")
+            return None, "rejected"
         pr = forge.create_pr(plan["base"], plan["branch"], title, body)
         actions.append(f"opened pull request {pr.url}")
     elif (pr.title, pr.body) != (title, body):
         forge.update_pr(pr, title, body)
         actions.append(f"updated pull request {pr.url}")
-    return pr
+    return pr, outcome
 
 
 def _ensure_no_pr(forge: Forge, plan: dict, actions: list) -> None:
     pr = forge.find_open_pr(plan["base"], plan["branch"])
     if pr is not None:
         forge.close_pr(pr)
-        actions.append(f"closed pull request {pr.url}: nothing acceptable is left")
+        why = "the issue was closed" if plan.get("status") == "withdrawn" else "nothing acceptable is left"
+        actions.append(f"closed pull request {pr.url}: {why}")
 
 
 def _ensure_labels(forge: Forge, issue: int, labels: dict, actions: list) -> None:
@@ -166,11 +237,17 @@ def _ensure_comments(forge: Forge, issue: int, plan: dict, body: str, actions: l
         actions.append("posted a verdict-change notice")
 
 
-def _record_failure(forge: Forge, retrier: Retrier, plan: dict, failed: StepFailed, actions: list) -> bool:
+def _record_failure(
+    forge: Forge, retrier: Retrier, plan: dict, failed: StepFailed, actions: list, code: str = "QJ510"
+) -> bool:
     issue = plan["issue"]
+    if code == "QJ518":
+        what = f"the bot could not plan this issue (*{md_inline(failed.step, 40)}*)"
+    else:
+        what = (f"the GitHub API kept failing at the step *{md_inline(failed.step, 40)}* "
+                f"({md_inline(type(failed.error).__name__, 60)})")
     body = (
-        f"{ERROR_MARKER}\n**QJ510** (error): the GitHub API kept failing at the step "
-        f"*{md_inline(failed.step, 40)}* ({md_inline(type(failed.error).__name__, 60)}). "
+        f"{ERROR_MARKER}\n**{code}** (error): {what}. "
         "*Hint:* nothing is lost: the issue keeps the `bot-error` label and is processed again on the "
         "next run (or comment `/recheck` as a maintainer).\n"
     )

@@ -17,7 +17,7 @@ import time
 import requests
 from github import Auth, Github, GithubException, InputGitTreeElement, UnknownObjectException
 
-from bot.forge import Comment, PullRequest
+from bot.forge import BOT_CLOSED_MARKER, Comment, PullRequest, with_trailer, written_by_bot
 
 MAX_WAIT_S = 900.0  # a longer rate-limit wait is left to the next run (bot-error label)
 
@@ -137,11 +137,13 @@ class GitHubForge:
             ref = None
         if ref is not None:
             head = self._once(("commit", head_sha), lambda: repo.get_git_commit(head_sha))
+            if not written_by_bot(head.message or "", head.tree.sha, len(head.parents)):
+                return "kept"  # a maintainer's commit: never overwritten (apply also checks first)
             if head.tree.sha == tree.sha and [p.sha for p in head.parents] == [base_sha]:
                 return "unchanged"
         commit = self._once(
             ("new-commit", message, tree.sha, base_sha),
-            lambda: repo.create_git_commit(message, tree, [base_commit]),
+            lambda: repo.create_git_commit(with_trailer(message, tree.sha), tree, [base_commit]),
         )
         if ref is None:
             repo.create_git_ref(f"refs/heads/{branch}", commit.sha)
@@ -168,7 +170,29 @@ class GitHubForge:
         self._pr_objs[pr.number].edit(title=title, body=body)
 
     def close_pr(self, pr: PullRequest) -> None:
-        self._pr_objs[pr.number].edit(state="closed")
+        body = pr.body if BOT_CLOSED_MARKER in pr.body else f"{pr.body}\n\n{BOT_CLOSED_MARKER}\n"
+        self._pr_objs[pr.number].edit(state="closed", body=body)
+
+    def find_rejected_pr(self, base: str, branch: str) -> PullRequest | None:
+        """The newest pull request of `branch` closed without merging by someone other than the bot."""
+        owner = self.repo_slug.split("/", 1)[0]
+        closed = self._repo().get_pulls(state="closed", head=f"{owner}:{branch}", base=base)
+        rejected = [p for p in closed if p.merged_at is None and BOT_CLOSED_MARKER not in (p.body or "")]
+        return self._pr(max(rejected, key=lambda p: p.number)) if rejected else None
+
+    def branch_owner(self, branch: str) -> str | None:
+        """"bot" when the branch head is the bot's own commit, "other" when someone pushed, None if absent."""
+        repo = self._repo()
+        try:
+            head_sha = repo.get_git_ref(f"heads/{branch}").object.sha
+        except UnknownObjectException:
+            return None
+        head = self._once(("commit", head_sha), lambda: repo.get_git_commit(head_sha))
+        return "bot" if written_by_bot(head.message or "", head.tree.sha, len(head.parents)) else "other"
+
+    def live_issue(self, issue: int) -> dict:
+        """The issue as GitHub shows it now (title, body, state...)."""
+        return dict(self._repo().get_issue(issue).raw_data)
 
     # ---- refresh after a merge -------------------------------------------------------------------------
     def open_pr_branches(self, base: str) -> list[str]:

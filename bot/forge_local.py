@@ -14,7 +14,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from bot.forge import Comment, PullRequest
+from bot.forge import BOT_CLOSED_MARKER, Comment, PullRequest, with_trailer, written_by_bot
 
 _IDENTITY = {
     "GIT_AUTHOR_NAME": "quantjoule bot",
@@ -76,12 +76,28 @@ class LocalForge:
             return "no-diff"
         head = self._rev(f"refs/heads/{branch}^{{commit}}")
         if head is not None:
+            if self.branch_owner(branch) == "other":
+                return "kept"  # a maintainer's commit: never overwritten
             head_tree, *parents = self._git("log", "-1", "--format=%T %P", head).split()
             if head_tree == tree and parents == [base_sha]:
                 return "unchanged"
-        commit = self._git("commit-tree", tree, "-p", base_sha, stdin=message.encode())
+        commit = self._git("commit-tree", tree, "-p", base_sha, stdin=with_trailer(message, tree).encode())
         self._git("update-ref", f"refs/heads/{branch}", commit)
         return "created" if head is None else "updated"
+
+    def branch_owner(self, branch: str) -> str | None:
+        """"bot" when the branch head is the bot's own commit, "other" when someone pushed, None if absent."""
+        head = self._rev(f"refs/heads/{branch}^{{commit}}")
+        if head is None:
+            return None
+        tree, parents, message = self._git("log", "-1", "--format=%T%x00%P%x00%B", head).split("\x00", 2)
+        return "bot" if written_by_bot(message, tree, len(parents.split())) else "other"
+
+    def live_issue(self, issue: int) -> dict | None:
+        """The issue as last written to the outbox (`issues/<n>/issue.json`), or None: the local forge
+        keeps no issues unless a caller records them there."""
+        path = self.outbox / "issues" / str(int(issue)) / "issue.json"
+        return self._load(path, None)
 
     # ---- outbox files ---------------------------------------------------------------------------------
     def _issue_dir(self, issue: int) -> Path:
@@ -154,8 +170,20 @@ class LocalForge:
 
     def close_pr(self, pr: PullRequest) -> None:
         pulls = self.pulls()
-        pulls[str(pr.number)]["state"] = "closed"
+        entry = pulls[str(pr.number)]
+        if BOT_CLOSED_MARKER not in entry["body"]:
+            entry["body"] = f"{entry['body']}\n\n{BOT_CLOSED_MARKER}\n"
+        entry["state"] = "closed"
         self._write_pr(pulls, pr.number)
+
+    def find_rejected_pr(self, base: str, branch: str) -> PullRequest | None:
+        """The newest pull request of `branch` closed (not merged) by someone other than the bot."""
+        found = None
+        for number, pr in sorted(self.pulls().items(), key=lambda kv: int(kv[0])):
+            if (pr["head"] == branch and pr["base"] == base and pr["state"] == "closed"
+                    and not pr.get("merged") and BOT_CLOSED_MARKER not in pr["body"]):
+                found = PullRequest(int(number), pr["title"], pr["body"], str(self._pr_file(int(number))))
+        return found
 
     def _write_pr(self, pulls: dict, number: int) -> None:
         self._save(self.outbox / "pulls.json", pulls)

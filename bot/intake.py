@@ -4,24 +4,30 @@ Which issues are replication submissions (the rule, documented in bot/README.md)
 it carries the `replication` label, or its title starts with `[replication]`, or its body has the issue
 form's `### energy.json` section, or it holds at least one candidate report block. A candidate block is
 a fenced block (``` or ~~~, at least three) whose info string is `json`, or an untagged fenced block whose
-content starts with `{`. Anything else is ignored, as are the bot's own comments, comments that are not a
-maintainer's `/recheck`, comments on pull requests and events on closed issues.
+content starts with `{`. Text GitHub does not show (HTML comments) is read as absent: a report or a
+consent line inside `<!-- -->` does not count. Anything else is ignored, as are the bot's own comments,
+comments that are not a maintainer's `/recheck` and comments on pull requests. Closing the issue withdraws
+it (QJ520): the `closed` event, a `/recheck` or a refresh of a closed issue plans nothing filed and closes
+its pull request; edits of a closed issue are ignored.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 
 import schema
 from bot.codes import problem
 from schema.problem import Problem
+from schema.text import skeleton
 
 MAX_BODY_CHARS = 65_536  # GitHub's own limit on an issue body
 MAX_BLOCKS = 20
 FIELD_LIMITS = {"credited_handle": 100, "affiliation": 100, "gpu": 100, "notes": 2000}
 MAINTAINER_ASSOCIATIONS = ("OWNER", "MEMBER", "COLLABORATOR")
-ISSUE_ACTIONS = ("opened", "edited", "reopened")
+ISSUE_ACTIONS = ("opened", "edited", "reopened", "closed")
 REFRESH_ACTION = "base-moved"
 REPLICATION_LABEL = "replication"
 TITLE_PREFIX = "[replication]"
@@ -40,7 +46,13 @@ NO_RESPONSE = "_No response_"
 _OPEN_FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 _HEADING = re.compile(r"^ {0,3}###[ \t]+(.+?)[ \t#]*$")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_CONSENT = re.compile(r"^\s*[-*+]\s+\[[xX]\]\s+.*\bCC[ -]BY[ -]4\.0\b", re.I)
+# A ticked task-list item (at most 3 spaces in: deeper is a code block) whose text is the form's licence
+# sentence, read on its skeleton (schema.text) so look-alike letters and invisible characters do not count.
+_TASK = re.compile(r"^ {0,3}[-*+][ \t]+\[[xX]\][ \t]+(.*)$")
+_CONSENT_TEXT = re.compile(r"i license this report under cc[ -]by[ -]4\.0\b")
+_NEGATION = re.compile(
+    r"\b(not|never|no|don'?t|doesn'?t|won'?t|cannot|can'?t|refuse[sd]?|withdraw\w*|revoke\w*)\b")
+_COMMENT_OPEN, _COMMENT_CLOSE = "<!--", "-->"
 
 
 @dataclass(frozen=True)
@@ -67,6 +79,8 @@ class Submission:
     form: bool = False
     blocks: tuple[ReportBlock, ...] = ()
     problems: tuple[Problem, ...] = ()
+    withdrawn: bool = False  # the issue is closed: nothing is filed, the pull request is closed
+    source_sha256: str = ""  # issue_digest of the issue this was read from (apply re-checks it)
 
 
 @dataclass(frozen=True)
@@ -98,15 +112,30 @@ def read_event(payload: dict, event_name: str | None = None) -> Submission | Ign
         event_at = str(payload["comment"].get("created_at") or "")
     else:
         return Ignored(f"event {event_name} is not handled")
-    if issue.get("state", "open") != "open":
-        return Ignored("issue is closed")
+    closed = issue.get("state", "open") != "open"
+    if event_name == "issues" and (action == "closed") != closed:
+        # edits of a closed issue change nothing (its withdrawal was planned when it was closed); a
+        # `closed` event for an issue that is open again is stale
+        return Ignored("issue is closed" if closed else "issues/closed on an issue that is open again")
     return _submission(payload, issue, f"{event_name}/{action}", event_at)
+
+
+def issue_digest(issue: dict) -> str:
+    """sha256 of what a plan depends on in an issue: its body (newlines normalised), its state, and whether
+    its title marks it a submission (a title-only edit changes no plan)."""
+    title = str(issue.get("title") or "").lower().startswith(TITLE_PREFIX)
+    parts = [normalise_newlines(issue.get("body") or ""), str(issue.get("state") or "open"), title]
+    return hashlib.sha256(json.dumps(parts, ensure_ascii=True).encode()).hexdigest()
+
+
+def is_bot_account(user: dict) -> bool:
+    return user.get("type") == "Bot" or str(user.get("login", "")).lower().endswith("[bot]")
 
 
 def _comment_ignored(comment: dict, action: str) -> str | None:
     user = comment.get("user") or {}
     body = str(comment.get("body") or "")
-    if user.get("type") == "Bot" or str(user.get("login", "")).endswith("[bot]") or MARKER in body:
+    if is_bot_account(user) or MARKER in body:
         return "the bot's own comment"
     if action != "created" or [line.strip() for line in body.strip().splitlines()[:1]] != ["/recheck"]:
         return "comment is not /recheck"
@@ -131,8 +160,14 @@ def _submission(payload: dict, issue: dict, event: str, event_at: str) -> Submis
         "event": event,
         "submitted_at": str(issue.get("created_at") or ""),
         "event_at": event_at,
+        "source_sha256": issue_digest(issue),
     }
     marked = REPLICATION_LABEL in labels or title.lower().startswith(TITLE_PREFIX)
+    if issue.get("state", "open") != "open":
+        if not marked and not _candidate_blocks(body[: MAX_BODY_CHARS * 2])[0]:
+            return Ignored("not a replication submission")
+        closed = problem("QJ520", "the issue is closed, so nothing of it is filed")
+        return Submission(**base, withdrawn=True, problems=(closed,))
     if len(body) > MAX_BODY_CHARS:
         if not marked and not _candidate_blocks(body[: MAX_BODY_CHARS * 2])[0]:
             return Ignored("not a replication submission")
@@ -153,7 +188,10 @@ def _submission(payload: dict, issue: dict, event: str, event_at: str) -> Submis
         fields[key] = value
         if cut:
             problems.append(problem("QJ509", f"'{heading}' was cut to {FIELD_LIMITS[key]} characters"))
-    consent = any(_CONSENT.match(line) for line in _outside_fences(body))
+    consent = any(is_consent(line) for line in _outside_fences(body))
+    if is_bot_account(issue.get("user") or {}):
+        problems.append(problem("QJ519", f"the issue was opened by {base['submitter_login'][:60]!r}, a bot "
+                                         "account"))
     if not blocks:
         problems.append(problem("QJ501", "no fenced JSON block was found in the issue body"))
     elif len(blocks) > MAX_BLOCKS:
@@ -169,6 +207,16 @@ def _submission(payload: dict, issue: dict, event: str, event_at: str) -> Submis
         blocks=tuple(_check_size(i + 1, text) for i, text in enumerate(blocks)),
         problems=tuple(problems),
     )
+
+
+def is_consent(line: str) -> bool:
+    """A ticked task-list line whose text is the licence sentence: not struck through, not negated."""
+    match = _TASK.match(line)
+    if not match or "~~" in match[1]:
+        return False
+    words = skeleton(match[1])
+    found = _CONSENT_TEXT.match(words)
+    return bool(found) and not _NEGATION.search(words)
 
 
 def normalise_newlines(text: str) -> str:
@@ -204,13 +252,26 @@ def _field(value: str | None, limit: int) -> tuple[str | None, bool]:
 
 
 def _scan(body: str):
-    """Yield (kind, payload) for each line: ("text", line) or ("block", (info, content, closed))."""
+    """Yield (kind, payload) for each line GitHub shows: ("text", line) or ("block", (info, content,
+    closed)). HTML comments are hidden: removed from a line, or, once one opens and does not close on
+    its line, every line up to the one holding `-->` (fences inside it are no fences)."""
     lines = body.split("\n")
-    i = 0
+    i, hidden = 0, False
     while i < len(lines):
-        m = _OPEN_FENCE.match(lines[i])
+        line = lines[i]
+        if hidden:
+            end = line.find(_COMMENT_CLOSE)
+            i += 1
+            if end == -1:
+                continue
+            hidden = False
+            # The rest of the closing line is raw HTML text, never a list item, heading or fence.
+            yield "text", "\x00" + line[end + len(_COMMENT_CLOSE):]
+            continue
+        m = _OPEN_FENCE.match(line)
         if not m or (m[2][0] == "`" and "`" in m[3]):
-            yield "text", lines[i]
+            text, hidden = _strip_comments(line)
+            yield "text", text
             i += 1
             continue
         indent, fence, info = len(m[1]), m[2], m[3].strip()
@@ -223,6 +284,25 @@ def _scan(body: str):
             content.append(re.sub(r"^ {0," + str(indent) + "}", "", lines[i]))
             i += 1
         yield "block", (info, "\n".join(content), closed)
+
+
+def _strip_comments(line: str) -> tuple[str, bool]:
+    """The line without its HTML comments, and whether a comment is left open at its end. A line that
+    starts with a comment is an HTML block, so what follows it is marked (a NUL) as not Markdown."""
+    lead = line.lstrip(" ")
+    starts = lead.startswith(_COMMENT_OPEN) and len(line) - len(lead) <= 3
+    out, rest = [], line
+    while True:
+        start = rest.find(_COMMENT_OPEN)
+        if start == -1:
+            out.append(rest)
+            break
+        out.append(rest[:start])
+        end = rest.find(_COMMENT_CLOSE, start + len(_COMMENT_OPEN))
+        if end == -1:
+            return ("\x00" if starts else "") + "".join(out), True
+        rest = rest[end + len(_COMMENT_CLOSE):]
+    return ("\x00" if starts else "") + "".join(out), False
 
 
 def _outside_fences(body: str) -> list[str]:

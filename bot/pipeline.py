@@ -79,10 +79,20 @@ def plan_event(
     curves: dict,
     forge: Forge | None = None,
     retrier: Retrier | None = None,
+    live: bool | None = None,
 ) -> dict:
+    """Plan one event. With a forge that can read issues (github), the issue is read again and planned as
+    it is now (`live`, the default there): an event whose run was replaced in the workflow queue by a
+    later one loses nothing, because that later run plans the issue's latest state."""
     sub = read_event(payload, event_name)
     if not hasattr(sub, "issue"):
         return build_plan(sub, PlanContext(curves={}, records={}))
+    retrier = retrier or Retrier()
+    if forge is not None and (live if live is not None else hasattr(forge, "issue_payload")):
+        fresh = retrier.run(forge, f"read issue {sub.issue}", lambda: forge.issue_payload(sub.issue))
+        sub = read_event({**payload, "issue": fresh["issue"]}, event_name)
+        if not hasattr(sub, "issue"):
+            return build_plan(sub, PlanContext(curves={}, records={}))
     records, notes = read_base_records(repo_dir)
     ctx = PlanContext(
         curves=curves,
@@ -90,8 +100,38 @@ def plan_event(
         notes=tuple(notes),
         gallery_base=load_gallery(repo_dir),
         previous_comment=previous_sticky(forge, sub.issue, retrier),
+        rejected_pr=rejected_pr(forge, sub.default_branch, sub.issue, retrier),
     )
     return build_plan(sub, ctx)
+
+
+def rejected_pr(forge: Forge | None, base: str, issue: int, retrier: Retrier) -> dict | None:
+    """{"number", "url"} of the pull request a maintainer closed without merging (and none reopened), or
+    None: closing the bot's pull request rejects the submission, and that sticks (QJ521)."""
+    if forge is None:
+        return None
+    branch = f"replication/issue-{issue}"
+
+    def find():
+        if forge.find_open_pr(base, branch) is not None:
+            return None
+        return forge.find_rejected_pr(base, branch)
+
+    found = retrier.run(forge, "read pull requests", find)
+    return None if found is None else {"number": found.number, "url": found.url}
+
+
+def failure_plan(payload: dict, step: str, error: Exception) -> dict:
+    """A plan that only records that planning failed (QJ518), for `apply` to leave the bot-error label
+    and a comment: an issue the bot could not plan is never dropped silently."""
+    from bot.plan import PLAN_VERSION
+
+    issue = payload.get("issue") if isinstance(payload, dict) else None
+    number = issue.get("number") if isinstance(issue, dict) else None
+    if not isinstance(number, int) or isinstance(number, bool):
+        return {"plan_version": PLAN_VERSION, "ignored": True, "reason": f"planning failed: {error}"}
+    return {"plan_version": PLAN_VERSION, "ignored": False, "issue": number,
+            "failed": {"step": step, "error": f"{type(error).__name__}: {str(error)[:300]}"}}
 
 
 def process(
@@ -114,6 +154,13 @@ def check_plan(plan: dict) -> dict:
     if plan.get("plan_version") != PLAN_VERSION:
         raise BotError(problem("QJ514", f"plan_version is {plan.get('plan_version')!r}, not {PLAN_VERSION}"))
     if plan.get("ignored"):
+        return plan
+    if plan.get("failed") is not None:
+        try:
+            int(plan["issue"])
+            str(plan["failed"]["step"]), str(plan["failed"]["error"])
+        except (KeyError, TypeError, ValueError) as err:
+            raise BotError(problem("QJ514", f"the failure plan is incomplete: {err}")) from err
         return plan
     try:
         for path in plan["files"]:

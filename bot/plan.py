@@ -12,11 +12,12 @@ import hashlib
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot import render
 from bot.assess import assess
 from bot.codes import problem
+from bot.dedupe import ContentIndex
 from bot.intake import Ignored, Submission
 from schema.problem import Problem
 from schema.records import (  # noqa: F401 - the record rules, re-exported for the bot's callers
@@ -38,8 +39,10 @@ PR_LINK_SLOT = "<!-- quantjoule-pr-link -->"
 VERDICT_LABELS = ("confirmation", "contradiction", "ungraded")
 MANAGED_LABELS = ("replication", *VERDICT_LABELS, "invalid", "duplicate", "bot-error")
 # Issue-level problems that keep every report of the issue out of the gallery: without the licence consent
-# nothing may be committed, however good the report. Other issue-level errors only limit what is read.
-BLOCKING_CODES = ("QJ504",)
+# nothing may be committed, however good the report; nor when a bot account filed it (QJ519) or a
+# maintainer rejected it by closing its pull request (QJ521). Other issue-level errors only limit what is
+# read.
+BLOCKING_CODES = ("QJ504", "QJ519", "QJ521")
 
 @dataclass(frozen=True)
 class PlanContext:
@@ -50,17 +53,27 @@ class PlanContext:
     grade: Callable | None = None  # curves.grade
     render_verdict: Callable | None = None  # curves.render_markdown
     notes: tuple = ()  # Problems for maintainers about the base branch (QJ515: a record file skipped)
+    rejected_pr: dict | None = None  # {"number", "url"} of a PR a maintainer closed unmerged (sticky)
 
 
 def build_plan(sub: Submission | Ignored, ctx: PlanContext) -> dict:
     """Decide everything for one event. Pure: same inputs give the same plan."""
     if isinstance(sub, Ignored):
         return {"plan_version": PLAN_VERSION, "ignored": True, "reason": sub.reason}
-    points = _points(sub, ctx)
+    if sub.withdrawn and any(rec.get("issue") == sub.issue for rec in ctx.records.values()):
+        # The gallery workflow closes an issue once its records are merged: that is not a withdrawal.
+        return {"plan_version": PLAN_VERSION, "ignored": True, "reason": "closed after its report was merged"}
+    if ctx.rejected_pr and not sub.withdrawn:
+        pr = ctx.rejected_pr
+        note = problem("QJ521", f"a maintainer closed pull request #{int(pr['number'])} without merging it")
+        sub = replace(sub, problems=(*sub.problems, note))
+    points = [] if sub.withdrawn else _points(sub, ctx)
     accepted = [p for p in points if p["status"] in ("accepted", "already-recorded")]
     errors = [p for p in sub.problems if p.severity == "error"]
     status = (
-        "refused"
+        "withdrawn"
+        if sub.withdrawn
+        else "refused"
         if not accepted
         else ("accepted" if len(accepted) == len(points) and not errors else "partial")
     )
@@ -81,6 +94,8 @@ def build_plan(sub: Submission | Ignored, ctx: PlanContext) -> dict:
         "points": [{k: v for k, v in p.items() if k not in ("record",)} for p in points],
         "labels": {"target": _labels(sub, points, status), "managed": list(MANAGED_LABELS)},
         "files": {path: _encode(content) for path, content in sorted(files.items())},
+        # What the plan was computed from: `apply` re-reads the live issue and writes nothing when it moved.
+        "issue_sha256": sub.source_sha256,
     }
     if ctx.notes:  # only then, so plans of a healthy base stay as they were
         plan["maintainer_notes"] = [p.to_dict() for p in ctx.notes]
@@ -102,6 +117,12 @@ def _points(sub: Submission, ctx: PlanContext) -> list[dict]:
     seen: dict[str, int] = {}
     used_paths: set[str] = set()
     blocked = any(p.code in BLOCKING_CODES for p in sub.problems)
+    # Measured content of the reports on file (other issues) and of this issue's earlier blocks.
+    on_file, in_issue = ContentIndex(), ContentIndex()
+    if sub.blocks and not blocked:
+        for path, rec in sorted(ctx.records.items()):
+            if rec.get("issue") != sub.issue and isinstance(rec.get("report"), dict):
+                on_file.add(rec["report"], (path, rec.get("issue_url")))
     points = []
     for block in sub.blocks:
         point = {
@@ -118,16 +139,17 @@ def _points(sub: Submission, ctx: PlanContext) -> list[dict]:
         problems: list[Problem] = list(block.problems)
         assessment = None
         if not problems:
-            assessment = assess(block.text, ctx.curves, grade)
+            assessment = assess(block.text, ctx.curves, grade, now=sub.event_at or None)
             problems = list(assessment.problems)
         if assessment is not None and assessment.valid and not blocked:
-            _accept(sub, ctx, assessment, point, problems, by_sha, seen, used_paths)
+            _accept(sub, ctx, assessment, point, problems, (by_sha, seen, on_file, in_issue), used_paths)
         point["problems"] = [p.to_dict() for p in problems]
         points.append(point)
     return points
 
 
-def _accept(sub, ctx, assessment, point, problems, by_sha, seen, used_paths) -> None:
+def _accept(sub, ctx, assessment, point, problems, seen_before, used_paths) -> None:
+    by_sha, seen, on_file, in_issue = seen_before
     report = assessment.report
     sha = canonical_sha256(report)
     point["sha256"] = sha
@@ -152,8 +174,21 @@ def _accept(sub, ctx, assessment, point, problems, by_sha, seen, used_paths) -> 
         problems.append(problem("QJ505", f"already on file as {first[0]} from {first[1].get('issue_url')}"))
         point["duplicate_of"] = {"path": first[0], "issue_url": first[1].get("issue_url")}
         return
+    near = in_issue.find(report)
+    if near:
+        (index, matched, total) = near
+        problems.append(problem("QJ508", f"report {point['index']} repeats the measurements of report "
+                                         f"{index} of this issue ({matched} of {total} trials)"))
+        return
+    near = on_file.find(report)
+    if near:
+        (where, url), matched, total = near
+        problems.append(problem("QJ508", f"{matched} of its {total} trials repeat {where} from {url}"))
+        point["duplicate_of"] = {"path": where, "issue_url": url}
+        return
     path = record_path(sub.issue, report, used_paths)
     seen[sha] = point["index"]
+    in_issue.add(report, point["index"])
     verdict = assessment.verdict
     vd = verdict.to_dict() if hasattr(verdict, "to_dict") else dict(verdict)
     existing = ctx.records.get(path)
@@ -197,10 +232,8 @@ def _files(sub: Submission, points: list[dict], ctx: PlanContext) -> dict[str, b
     files = {path: record_bytes(rec) for path, rec in new.items() if ctx.records.get(path) != rec}
     after = {path: rec for path, rec in ctx.records.items() if rec.get("issue") != sub.issue}
     after.update(new)
-    before = [ctx.records[p] for p in sorted(ctx.records)]
-    gallery = changed_gallery_files(
-        before, [after[p] for p in sorted(after)], ctx.curves, ctx.gallery_base or {}
-    )
+    # Keyed by path, so each gallery page is named by its record's file (schema.records.record_id).
+    gallery = changed_gallery_files(dict(ctx.records), after, ctx.curves, ctx.gallery_base or {})
     files.update(gallery)
     for path in files:
         check_path(path)
@@ -224,9 +257,9 @@ def decode_file(entry: dict) -> bytes:
 
 def _labels(sub: Submission, points: list[dict], status: str) -> list[str]:
     target = {"replication"} | {p["label"] for p in points if p["label"] in VERDICT_LABELS}
-    if status != "accepted":
+    if status not in ("accepted", "withdrawn"):
         target.add("invalid")
-    if any(pr["code"] == "QJ505" for p in points for pr in p["problems"]):
+    if any(pr["code"] in ("QJ505", "QJ508") for p in points for pr in p["problems"]):
         target.add("duplicate")
     return [lb for lb in MANAGED_LABELS if lb in target]
 

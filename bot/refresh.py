@@ -13,7 +13,7 @@ import re
 
 from bot.forge import Retrier
 from bot.intake import REFRESH_ACTION
-from bot.pipeline import plan_event
+from bot.pipeline import failure_plan, plan_event
 
 BRANCH = re.compile(r"replication/issue-([1-9][0-9]{0,9})")
 
@@ -28,11 +28,18 @@ def open_replication_issues(forge, base: str, retrier: Retrier | None = None) ->
 def refresh_plans(
     forge, repo_dir, curves: dict, base: str, retrier: Retrier | None = None
 ) -> dict[int, dict]:
-    """{issue: plan} for every open replication PR, planned against the checkout of `base` at repo_dir."""
+    """{issue: plan} for every open replication PR, planned against the checkout of `base` at repo_dir.
+
+    One issue that cannot be planned never stops the others: its plan records the failure (QJ518), so
+    `apply` leaves the bot-error label on it."""
     retrier = retrier or Retrier()
     plans = {}
     for number in open_replication_issues(forge, base, retrier):
-        payload = retrier.run(forge, f"read issue {number}", lambda n=number: forge.issue_payload(n))
-        payload["action"] = REFRESH_ACTION
-        plans[number] = plan_event(payload, "refresh", repo_dir, curves, forge, retrier)
+        payload = {"issue": {"number": number}}
+        try:
+            payload = retrier.run(forge, f"read issue {number}", lambda n=number: forge.issue_payload(n))
+            payload["action"] = REFRESH_ACTION
+            plans[number] = plan_event(payload, "refresh", repo_dir, curves, forge, retrier, live=False)
+        except Exception as err:  # noqa: BLE001 - API failures, bad input, anything: the others go on
+            plans[number] = failure_plan(payload, f"refresh issue {number}", err)
     return plans

@@ -83,9 +83,8 @@ def _problems(problems: list[dict]) -> list[str]:
 def sticky(sub, plan: dict, state: dict, marker: str, pr_slot: str) -> str:
     points = plan["points"]
     n_ok = sum(p["status"] in ("accepted", "already-recorded") for p in points)
-    heading = {"accepted": "accepted", "partial": "partly accepted", "refused": "not accepted"}[
-        plan["status"]
-    ]
+    heading = {"accepted": "accepted", "partial": "partly accepted", "refused": "not accepted",
+               "withdrawn": "withdrawn"}[plan["status"]]
     lines = [
         marker,
         f"<!-- quantjoule-state: {json.dumps(state, separators=(',', ':'))} -->",

@@ -18,6 +18,7 @@ def run(
 ):
     payload = issues_event(action=action, number=number, body=body, updated_at=at)
     payload["repository"]["full_name"] = fake.slug
+    fake.state.sync_with_event(payload)  # the API shows what the event says (apply re-reads it)
     return process(payload, "issues", checkout, curves_data, forge, retrier)
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bot.intake import FORM_FIELDS, FORM_REPORT_HEADING, REPLICATION_LABEL, TITLE_PREFIX
+from bot.intake import FORM_FIELDS, FORM_REPORT_HEADING, REPLICATION_LABEL, TITLE_PREFIX, is_consent
 from tests.tooling import require_tool
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,11 +56,12 @@ def test_workflow_hardening(path):
 def test_the_bot_workflow_plans_read_only_and_applies_with_write():
     flow = yaml.safe_load(OURS[0].read_text())
     triggers = flow[True]  # YAML 1.1 reads the key `on` as True
-    assert triggers["issues"]["types"] == ["opened", "edited", "reopened"]
+    assert triggers["issues"]["types"] == ["opened", "edited", "reopened", "closed"]
     assert triggers["issue_comment"]["types"] == ["created"]
     assert "github.event.issue.number" in flow["concurrency"]["group"]
+    assert flow["concurrency"]["cancel-in-progress"] is False
     plan, apply = flow["jobs"]["plan"], flow["jobs"]["apply"]
-    assert plan["permissions"] == {"contents": "read", "issues": "read"}
+    assert plan["permissions"] == {"contents": "read", "issues": "read", "pull-requests": "read"}
     assert apply["permissions"] == {"contents": "write", "issues": "write", "pull-requests": "write"}
     assert apply["needs"] == "plan"
     runs = [s.get("run", "") for s in plan["steps"] + apply["steps"]]
@@ -90,6 +91,8 @@ def test_issue_form_matches_what_intake_reads():
     assert labels[FORM_REPORT_HEADING]["attributes"]["render"] == "json"
     (consent,) = labels["licence"]["attributes"]["options"]
     assert "CC BY 4.0" in consent["label"] and consent["required"] is True
+    # GitHub renders the ticked box as a task-list line: intake reads exactly that as consent
+    assert is_consent(f"- [X] {consent['label']}") and not is_consent(f"- [ ] {consent['label']}")
     config = yaml.safe_load((ROOT / ".github" / "ISSUE_TEMPLATE" / "config.yml").read_text())
     assert config["blank_issues_enabled"] is True
 

@@ -350,6 +350,8 @@ def _dispatch(s: GitHubState, method: str, path: str, query: dict, p, login: str
             return 201, s.create_pull(p.get("title"), p.get("body"), p["head"], p["base"], login), {}
     if (g := m(f"/pulls/{_N}")) and method == "PATCH":
         return 200, s.edit_pull(int(g[1]), p), {}
+    if (g := m(f"/pulls/{_N}")) and method == "GET":
+        return 200, s.get_pull(int(g[1])), {}
     raise ApiError(404, "Not Found")
 
 

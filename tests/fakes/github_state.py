@@ -97,6 +97,22 @@ class GitHubState:
         }
         return self.issues[number]
 
+    def edit_issue(self, number: int, **fields) -> dict:
+        """Change the issue as its author or a maintainer would (body, title, state, updated_at...), so
+        what the API shows agrees with the webhook event a test sends for that change."""
+        issue = self.get_issue(number)
+        issue.update(fields)
+        if fields.get("state") == "closed":
+            issue["closed_at"] = issue.get("updated_at") or FIXED_TIME
+        return issue
+
+    def sync_with_event(self, payload: dict) -> None:
+        """Make the issue of a webhook payload the one the API shows (the payload is what GitHub sent)."""
+        issue = payload["issue"]
+        if issue["number"] in self.issues:
+            self.edit_issue(issue["number"], body=issue.get("body"), title=issue.get("title"),
+                            state=issue.get("state", "open"), updated_at=issue.get("updated_at"))
+
     def commit_files(self, files: dict[str, bytes], message: str, branch: str) -> str:
         parent = self.refs.get(f"refs/heads/{branch}")
         entries = dict(self.trees[self.commits[parent]["tree"]]) if parent else {}
@@ -122,7 +138,7 @@ class GitHubState:
         parent_tree = self.trees[self.commits[head["parents"][0]]["tree"]] if head["parents"] else {}
         changed = {p: self.blobs[b] for p, b in self.trees[head["tree"]].items() if parent_tree.get(p) != b}
         sha = self.commit_files(changed, f"Merge #{number}", pull["base"]["ref"])
-        pull.update(state="closed", merged=True)
+        pull.update(state="closed", merged=True, merged_at=FIXED_TIME)
         return sha
 
     # ---- issues, comments, labels --------------------------------------------------------------------
@@ -364,6 +380,7 @@ class GitHubState:
             "body": body,
             "user": self.user(login),
             "merged": False,
+            "merged_at": None,
             "draft": False,
             "created_at": FIXED_TIME,
             "updated_at": FIXED_TIME,
@@ -372,6 +389,11 @@ class GitHubState:
             "head": {"ref": branch, "label": label},
             "base": {"ref": base, "label": f"{self.owner}:{base}"},
         }
+        return self.pull_json(self.pulls[number])
+
+    def get_pull(self, number: int) -> dict:
+        if number not in self.pulls:
+            raise ApiError(404, "Not Found")
         return self.pull_json(self.pulls[number])
 
     def edit_pull(self, number: int, fields: dict) -> dict:

@@ -48,7 +48,7 @@ def test_hostile_sample_on_the_github_forge(fake, curves_data, checkout, name):
     case = BY_NAME[name]
     number = fake.state.add_issue(case.title, case.bodies[0], case.login, ("replication",))["number"]
     plan, result = run_case(
-        case, number, checkout, curves_data, github_forge(fake), Retrier(sleep=lambda s: None)
+        case, number, checkout, curves_data, github_forge(fake), Retrier(sleep=lambda s: None), fake
     )
     assert result["ok"] and plan["status"] == case.status and set(case.codes) <= codes_in(plan)
     comments = fake.state.list_comments(number)
@@ -112,14 +112,16 @@ def plans(curves_data, base_gallery):
     return out
 
 
-def replay(fake, chain, last_fault=None, timeout_s=2):
-    """Apply each plan of `chain` on a fresh issue; `last_fault` is injected before the last one."""
+def replay(fake, name, chain, last_fault=None, timeout_s=2):
+    """Apply each plan of `chain` on a fresh issue; `last_fault` is injected before the last one. Before
+    each, the issue shows the body its event carried (apply re-reads the live issue)."""
     sleeps = []
     forge, retrier = github_forge(fake, timeout_s=timeout_s), Retrier(sleep=sleeps.append)
     number = fake.state.add_issue("[replication] x", "", "octocat", ("replication",))["number"]
     assert number == 1
     result = None
     for i, plan in enumerate(chain):
+        fake.state.edit_issue(1, body=STEPS[name][i])
         if i == len(chain) - 1 and last_fault is not None:
             fake.inject(last_fault)
         result = apply_plan(forge, plan, retrier)
@@ -133,16 +135,17 @@ def clean(plans, base_gallery):
     for name, chain in plans.items():
         with FakeGitHub() as fake:
             seed_fake(fake, base_gallery)
-            replay(fake, chain[:-1])
+            replay(fake, name, chain[:-1])
             before = len(fake.log)
-            result, _ = replay_more(fake, chain[-1])
+            result, _ = replay_more(fake, name, chain[-1])
             assert result["ok"]
             calls = sorted({(m, _shape(p)) for m, p, _ in fake.log[before:]})
             out[name] = (calls, fake_snapshot(fake, 1))
     return out
 
 
-def replay_more(fake, plan):
+def replay_more(fake, name, plan):
+    fake.state.edit_issue(1, body=STEPS[name][-1])
     forge = github_forge(fake)
     sleeps = []
     return apply_plan(forge, plan, Retrier(sleep=sleeps.append)), sleeps
@@ -156,7 +159,7 @@ def _shape(path: str) -> str:
     return re.sub(r"/comments/\d+$", r"/comments/\\d+", path)
 
 
-N_CALLS = {"file": 13, "update": 14, "withdraw": 7}  # distinct calls per path (checked below)
+N_CALLS = {"file": 13, "update": 14, "withdraw": 9}  # distinct calls per path (checked below)
 # The named faults of the issue, on the call where each happens: a 409 on the branch's ref update, a lost
 # answer to the PR creation and to the ref creation, and 422 "A pull request already exists".
 NAMED = [
@@ -203,7 +206,7 @@ def test_a_fault_on_any_call_converges_by_retrying(plans, clean, base_gallery, n
     fault = fault_of(kind, method, path)
     with FakeGitHub() as fake:
         seed_fake(fake, base_gallery)
-        result, sleeps = replay(fake, plans[name], fault, timeout_s=1)
+        result, sleeps = replay(fake, name, plans[name], fault, timeout_s=1)
         assert result["ok"], result
         assert fault.times == 0, "the fault was hit"
         assert fake_snapshot(fake, 1) == expected
@@ -221,13 +224,13 @@ def test_a_persistent_failure_leaves_bot_error_and_a_comment_then_a_rerun_clears
     fault = Fault(method, "^" + path + "$", status=503, times=100)
     with FakeGitHub() as fake:
         seed_fake(fake, base_gallery)
-        result, sleeps = replay(fake, plans[name], fault)
+        result, sleeps = replay(fake, name, plans[name], fault)
         assert not result["ok"] and result["recorded"] and len(sleeps) == 5
         state = fake_snapshot(fake, 1)
         assert "bot-error" in state["labels"]
         assert any(b.startswith("<!-- quantjoule-bot:error -->") and "QJ510" in b for b in state["comments"])
         fault.times = 0
-        assert replay_more(fake, plans[name][-1])[0]["ok"]
+        assert replay_more(fake, name, plans[name][-1])[0]["ok"]
         after = fake_snapshot(fake, 1)
         assert "bot-error" not in after["labels"] and after["labels"] == expected["labels"]
         assert any("Resolved" in b for b in after["comments"])

@@ -20,7 +20,7 @@ WORKFLOWS = sorted(
 PERMISSIONS = {
     "ci.yml": {"test": {"contents": "read"}},
     "replication-bot.yml": {
-        "plan": {"contents": "read", "issues": "read"},
+        "plan": {"contents": "read", "issues": "read", "pull-requests": "read"},
         "apply": {"contents": "write", "issues": "write", "pull-requests": "write"},
     },
     "refresh-prs.yml": {
