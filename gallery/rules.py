@@ -10,7 +10,7 @@ def rules() -> dict:
     import importlib
 
     from curves import store
-    from schema import codes, limits, models, parse, semantic, structure
+    from schema import codes, gpus, limits, models, parse, recompute, semantic, structure, text
 
     # `curves.grade` the attribute is the function; the module holds the constants.
     grade_module = importlib.import_module("curves.grade")
@@ -38,6 +38,13 @@ def rules() -> dict:
         "positive_fields": list(semantic._POSITIVE_FIELDS),
         "baseline_fields": list(semantic._BASELINE_FIELDS),
         "arch_aliases": dict(store.ARCH_ALIASES),
+        "max_safe_integer": parse.MAX_SAFE_INTEGER,
+        "smallest_normal": parse.SMALLEST_NORMAL,
+        "max_listed": parse.MAX_LISTED,
+        "gpu_arch_patterns": [list(p) for p in gpus._ARCH_PATTERNS],
+        "confusables": dict(text.CONFUSABLES),
+        "invisible": text.INVISIBLE.pattern,
+        "t975": list(recompute.T975),
         "grade": {"z_limit": grade_module.Z_LIMIT, "measured_sources": sorted(grade_module.MEASURED_SOURCES),
                   "legacy_prefix": grade_module.LEGACY_PREFIX,
                   "reference_condition": grade_module.REFERENCE_CONDITION,

@@ -13,8 +13,8 @@ from gallery.plots import geometry, place
 from gallery.rows import COUNT_KEYS, COUNT_NAMES
 
 # The browser port of the checker, in load order (each part reads what earlier parts put on window.QJ).
-CHECKER_FILES = ("qj1-numbers.js", "qj2-read.js", "qj3-schema.js", "qj4-semantic.js", "qj5-trials.js",
-                 "qj6-grade.js", "qj7-panel.js")
+CHECKER_FILES = ("qj1-numbers.js", "qj2-read.js", "qj3-schema.js", "qj4-semantic.js", "qj5-claims.js",
+                 "qj5-recompute.js", "qj5-trials.js", "qj6-grade.js", "qj7-panel.js")
 STATIC_FILES = (*CHECKER_FILES, "app.js", "style.css")
 # The site talks to nothing: no network at all, scripts and styles only from the site itself.
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'none'; "

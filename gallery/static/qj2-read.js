@@ -23,10 +23,12 @@
     return [line, index - (before.lastIndexOf('\n') + 1) + 1];
   }
 
-  /* A strict JSON reader that also reports duplicate keys and which numbers were integer literals. */
+  /* A strict JSON reader that also reports duplicate keys, which numbers were integer literals, and the
+   * digit count of integer literals a double cannot hold exactly (Python reads those exactly). */
   function readJson(text) {
     var i = 0;
     var ints = {};
+    var bigInts = {};
     var duplicates = [];
     function fail(msg) { var lc = lineCol(text, i); throw { json: true, message: msg + ' at line ' + lc[0] + ' column ' + lc[1] }; }
     function ws() { while (i < text.length && ' \t\n\r'.indexOf(text[i]) !== -1) { i++; } }
@@ -95,7 +97,10 @@
         // Python refuses integer literals longer than its int-conversion limit (4,300 digits).
         if (!m[1] && !m[2] && m[0].replace('-', '').length > 4300) { fail('Exceeds the limit for integer string conversion'); }
         i += m[0].length;
-        if (!m[1] && !m[2]) { ints[pointer(path)] = true; }
+        if (!m[1] && !m[2]) {
+          ints[pointer(path)] = true;
+          if (!Number.isSafeInteger(Number(m[0]))) { bigInts[pointer(path)] = m[0].replace('-', '').length; }
+        }
         return Number(m[0]);
       }
       if (text.slice(i, i + 4) === 'true') { i += 4; return true; }
@@ -106,7 +111,59 @@
     var doc = value([]);
     ws();
     if (i < text.length) { fail('Extra data'); }
-    return { doc: doc, ints: ints, duplicates: duplicates };
+    return { doc: doc, ints: ints, bigInts: bigInts, duplicates: duplicates };
+  }
+
+  var LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:^|[^\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+  function loneSurrogate(s) {
+    var m = LONE_SURROGATE.exec(s);
+    if (!m) { return null; }
+    var ch = m[0].length === 2 && !/[\uD800-\uDBFF]/.test(m[0][0]) ? m[0][1] : m[0][0];
+    return ch.charCodeAt(0);
+  }
+  /* schema.parse.unsafe_values: a \u escape decoding to an unpaired surrogate (QJ003), else each number
+   * beyond +/-(2^53 - 1) or subnormal (QJ012), sorted by path, at most max_listed. */
+  function unsafeValues(rules, doc, bigInts) {
+    var surrogates = [];
+    var numbers = [];
+    var stack = [[doc, []]];
+    while (stack.length) {
+      var item = stack.pop();
+      var node = item[0];
+      var where = item[1];
+      if (typeof node === 'string') {
+        if (loneSurrogate(node) !== null) { surrogates.push([pointer(where), node]); }
+      } else if (Array.isArray(node)) {
+        node.forEach(function (v, k) { stack.push([v, where.concat([k])]); });
+      } else if (node !== null && typeof node === 'object') {
+        Object.keys(node).forEach(function (k) {
+          if (loneSurrogate(k) !== null) { surrogates.push([pointer(where.concat([k])), k]); }
+          stack.push([node[k], where.concat([k])]);
+        });
+      } else if (typeof node === 'number') {
+        var path = pointer(where);
+        var label = path || 'the value';
+        if (Object.prototype.hasOwnProperty.call(bigInts, path)) {
+          var digits = bigInts[path];
+          var size = digits <= 60 ? 'an integer of ' + digits + ' digits' : 'an integer of more than 60 digits';
+          numbers.push(problem(rules, 'QJ012', path, label + ' is ' + size + ', beyond +/-' + rules.max_safe_integer.toLocaleString('en-US') + ' (2^53 - 1), the largest a browser reads exactly'));
+        } else if (node !== 0 && Math.abs(node) < rules.smallest_normal) {
+          numbers.push(problem(rules, 'QJ012', path, label + ' is ' + String(node) + ', a subnormal number below ' + String(rules.smallest_normal)));
+        }
+      }
+    }
+    if (surrogates.length) {
+      surrogates.sort(function (a, b) { return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0; });
+      var code = loneSurrogate(surrogates[0][1]).toString(16).toUpperCase();
+      return [problem(rules, 'QJ003', '', 'a \\u escape decodes to an unpaired surrogate (U+' + code + ') at ' + (surrogates[0][0] || 'the top level') + '; such text is not UTF-8')];
+    }
+    numbers.sort(function (a, b) { return a.path < b.path ? -1 : a.path > b.path ? 1 : 0; });
+    if (numbers.length > rules.max_listed) {
+      var rest = numbers.length - rules.max_listed + 1;
+      var last = numbers[rules.max_listed - 1];
+      numbers = numbers.slice(0, rules.max_listed - 1).concat([problem(rules, 'QJ012', last.path, last.message + '; and ' + (rest - 1) + ' more such numbers')]);
+    }
+    return numbers;
   }
 
   function scan(rules, text) {
@@ -189,6 +246,8 @@
         })
       };
     }
+    var unsafe = unsafeValues(rules, doc, parsed.bigInts);
+    if (unsafe.length) { return { report: null, ctx: null, problems: unsafe }; }
     var found = versionProblems(rules, doc);
     return { report: found.length ? null : doc, ctx: new Ctx(rules, parsed.ints), problems: found };
   }
@@ -200,5 +259,6 @@
   QJ.problem = problem;
   QJ.readJson = readJson;
   QJ.scan = scan;
+  QJ.unsafeValues = unsafeValues;
   QJ.versionProblems = versionProblems;
 }(typeof window !== 'undefined' ? window : globalThis));

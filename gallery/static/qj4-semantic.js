@@ -41,6 +41,33 @@
   }
   function intervalsMeet(la, ha, lb, hb, slack) { return la <= hb + slack && lb <= ha + slack; }
 
+  /* schema.text.skeleton: NFKC, case folded, no combining marks or invisible/format characters,
+   * look-alike letters mapped to Latin ones, runs of space collapsed (what word rules match). */
+  var toLatin = null;
+  function skeleton(rules, value) {
+    if (toLatin === null) {
+      toLatin = {};
+      Object.keys(rules.confusables).forEach(function (latin) {
+        [...rules.confusables[latin]].forEach(function (ch) { toLatin[ch] = latin; });
+      });
+    }
+    var t = String(value === null || value === undefined ? '' : value).normalize('NFKC');
+    t = t.split(/\s+/).filter(Boolean).join(' ').toLowerCase().normalize('NFKD');
+    t = t.replace(/[\p{Mn}\p{Me}\p{Cf}\p{Cc}\p{Cs}]/gu, '').replace(new RegExp(rules.invisible, 'gu'), '');
+    t = [...t.normalize('NFKC')].map(function (ch) { return toLatin[ch] || ch; }).join('');
+    return t.split(/\s+/).filter(Boolean).join(' ');
+  }
+
+  /* schema.gpus.arch_for: the architecture of an NVML device name by measure's table, or null. */
+  function archFor(rules, name) {
+    if (typeof name !== 'string') { return null; }
+    var n = ' ' + name.toUpperCase().split('NVIDIA ').join(' ').split('GEFORCE ').join(' ').split(/\s+/).filter(Boolean).join(' ') + ' ';
+    for (var k = 0; k < rules.gpu_arch_patterns.length; k++) {
+      if (new RegExp(rules.gpu_arch_patterns[k][0]).test(n)) { return rules.gpu_arch_patterns[k][1]; }
+    }
+    return null;
+  }
+
   function sourceProblems(rules, report) {
     var results = obj(report, 'results');
     var basis = text(results, 'basis');
@@ -49,7 +76,7 @@
     var nvml = v2 ? rules.nvml_sources_v2.indexOf(source) !== -1 : source === rules.nvml_source_legacy;
     var path = '/measurement_source';
     if (basis === 'measured') {
-      var notMeasured = v2 ? rules.not_measured_sources_v2.indexOf(source) !== -1 : new RegExp(rules.not_measured_words, 'i').test(source);
+      var notMeasured = v2 ? rules.not_measured_sources_v2.indexOf(source) !== -1 : new RegExp(rules.not_measured_words, 'i').test(skeleton(rules, source));
       if (notMeasured) {
         return [problem(rules, 'QJ202', path, 'measurement_source ' + pyRepr(cut(source, 80)) + " is not a measurement, yet results.basis is 'measured'")];
       }
@@ -58,7 +85,7 @@
       }
       var notes = [['/results/note', text(results, 'note')], ['/measurement/method', text(obj(report, 'measurement'), 'method')]];
       for (var k = 0; k < notes.length; k++) {
-        if (new RegExp(rules.disowning_note, 'i').test(notes[k][1])) {
+        if (new RegExp(rules.disowning_note, 'i').test(skeleton(rules, notes[k][1]))) {
           return [problem(rules, 'QJ202', notes[k][0], "the text says the values are not a real measurement, yet results.basis is 'measured'")];
         }
       }
@@ -184,9 +211,15 @@
     if (sizes.length && params && !sizes.some(function (ref) { return Math.abs(params - ref) <= rules.limits.PARAMS_REL * ref; })) {
       found.push(problem(rules, 'QJ211', '/workload/params_b', 'params_b is ' + pyG(params) + ' but ' + model.name + ' has ' + pyG(model.counted_b) + ' billion parameters (nominal ' + pyG(model.nominal_b) + ')'));
     }
-    var arch = text(obj(report, 'system_under_test'), 'gpu_arch');
+    var sut = obj(report, 'system_under_test');
+    var arch = text(sut, 'gpu_arch');
     if (rules.known_archs.indexOf(arch) === -1) {
       found.push(problem(rules, 'QJ212', '/system_under_test/gpu_arch', 'gpu_arch ' + pyRepr(cut(arch, 40)) + ' is not one of ' + rules.known_archs.join(', ')));
+    } else {
+      var table = archFor(rules, text(sut, 'gpu'));
+      if (table !== null && table !== arch) {
+        found.push(problem(rules, 'QJ218', '/system_under_test/gpu_arch', 'gpu_arch is ' + pyRepr(arch) + ' but the GPU ' + pyRepr(cut(text(sut, 'gpu'), 60)) + ' is ' + table));
+      }
     }
     return found;
   }
@@ -212,12 +245,10 @@
       });
     }
     var needed = [];
-    if (basis === 'measured' || ((basis === 'interpolated' || basis === 'extrapolated') && precision === 'FP16')) {
-      needed.push('energy_per_token_mj');
-    }
+    if ((basis === 'interpolated' || basis === 'extrapolated') && precision === 'FP16') { needed.push('energy_per_token_mj'); }
     if (basis === 'measured') {
-      needed.push('total_energy_joules', 'tokens_generated');
-      if (report.schema_version === rules.schema_v2) { needed.push('avg_power_watts', 'throughput_tokens_per_s', 'duration_s'); }
+      needed.push('energy_per_token_mj', 'total_energy_joules', 'tokens_generated', 'avg_power_watts', 'throughput_tokens_per_s');
+      if (report.schema_version === rules.schema_v2) { needed.push('duration_s'); }
     }
     needed.forEach(function (key) {
       if (!has(results, key) || results[key] === null) { found.push(problem(rules, 'QJ217', '/results/' + key, 'results.basis is ' + pyRepr(basis) + ' but ' + key + ' is null or missing')); }
@@ -240,6 +271,8 @@
     return found.sort(function (a, b) { var x = a.map(String); var y = b.map(String); return x < y ? -1 : x > y ? 1 : 0; });
   }
 
+  QJ.archFor = archFor;
+  QJ.skeleton = skeleton;
   QJ.arithmeticProblems = arithmeticProblems;
   QJ.baselineProblems = baselineProblems;
   QJ.cut = cut;

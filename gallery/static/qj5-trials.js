@@ -6,6 +6,10 @@
   var QJ = root.QJ = root.QJ || {};
   var arithmeticProblems = QJ.arithmeticProblems;
   var baselineProblems = QJ.baselineProblems;
+  var coarseEnergyProblems = QJ.coarseEnergyProblems;
+  var legacyEvidenceProblems = QJ.legacyEvidenceProblems;
+  var recomputedProblems = QJ.recomputedProblems;
+  var timestampProblems = QJ.timestampProblems;
   var fsum = QJ.fsum;
   var halfUnit = QJ.halfUnit;
   var has = QJ.has;
@@ -52,6 +56,8 @@
     var timeBad = [];
     var powerBad = [];
     var disagree = [];
+    var broken = [];
+    var measured = obj(report, 'results').basis === 'measured';
     var cap = powerCapW(rules, report);
     var agreement = jsType(report.agreement) === 'object' ? report.agreement : {};
     var threshold = num(agreement, 'threshold_pct') || L.COUNTER_TRACE_DEFAULT_PCT;
@@ -72,14 +78,16 @@
       var trace = num(t, 'trace_energy_j');
       if (counter && trace) {
         var gap = Math.abs(counter - trace) / counter * 100;
-        if (gap > threshold) {
+        if (measured && gap > L.COUNTER_TRACE_MAX_PCT) {
+          broken.push([gap, problem(rules, 'QJ222', '/trials/' + k + '/trace_energy_j', 'trial ' + k + ': counter ' + pyG(counter) + ' J and trace ' + pyG(trace) + ' J differ by ' + pyFixed(gap, 2) + ' %, over ' + pyG(L.COUNTER_TRACE_MAX_PCT) + ' %')]);
+        } else if (gap > threshold) {
           disagree.push([gap, problem(rules, 'QJ210', '/trials/' + k + '/trace_energy_j', 'trial ' + k + ': counter ' + pyG(counter) + ' J and trace ' + pyG(trace) + ' J differ by ' + pyFixed(gap, 2) + ' %, over ' + pyG(threshold) + ' %')]);
         }
       }
     });
-    found = found.concat(worst(rules, timeBad), worst(rules, powerBad), worst(rules, disagree));
+    found = found.concat(worst(rules, timeBad), worst(rules, powerBad), worst(rules, disagree), worst(rules, broken));
     var reportedWorst = num(agreement, 'counter_vs_trace_max_pct');
-    if (!disagree.length && reportedWorst !== null && reportedWorst > threshold) {
+    if (!disagree.length && !broken.length && reportedWorst !== null && reportedWorst > threshold) {
       found.push(problem(rules, 'QJ210', '/agreement/counter_vs_trace_max_pct', 'counter and trace differ by up to ' + pyG(reportedWorst) + ' %, over ' + pyG(threshold) + ' %'));
     }
     return found;
@@ -183,15 +191,6 @@
         found.push(problem(rules, 'QJ213', '/statistics/delta_e_pct/ci95_half_width_pp', 'ci95_half_width_pp is ' + pyG(half) + ' but (ci95_high - ci95_low) / 2 is ' + pyG((high - low) / 2, 4)));
       }
     }
-    if (deltas.length) {
-      [['mean', fsum(deltas) / deltas.length], ['median', median(deltas)]].forEach(function (pair) {
-        var reported = num(summary, pair[0]);
-        var tol = Math.max(L.STATS_SLACK_PP, L.STATS_SLACK_REL * Math.abs(pair[1]));
-        if (reported !== null && Math.abs(reported - pair[1]) > tol) {
-          found.push(problem(rules, 'QJ213', '/statistics/delta_e_pct/' + pair[0], 'delta_e_pct.' + pair[0] + ' is ' + pyG(reported) + ' but the paired trials give ' + pyFixed(pair[1], 3)));
-        }
-      });
-    }
     return found;
   }
   function armsProblems(rules, ctx, report) {
@@ -245,10 +244,14 @@
     found.forEach(function (p) { located[p.path] = true; });
     found = found.concat(structureProblems(rules, ctx, report, report.schema_version).filter(function (p) { return !located[p.path]; }));
     if (!hasErrors(found)) {
-      found = found.concat(sourceProblems(rules, report), arithmeticProblems(rules, ctx, report), valueProblems(rules, report),
-        identityProblems(rules, report), baselineProblems(rules, report));
+      var sources = sourceProblems(rules, report);
+      found = found.concat(sources, arithmeticProblems(rules, ctx, report), valueProblems(rules, report),
+        identityProblems(rules, report), baselineProblems(rules, report), coarseEnergyProblems(rules, ctx, report),
+        timestampProblems(rules, report));
+      if (!sources.length) { found = found.concat(legacyEvidenceProblems(rules, report)); }
       if (report.schema_version === rules.schema_v2) {
-        found = found.concat(perTrialProblems(rules, report), totalsProblems(rules, ctx, report), statisticsProblems(rules, ctx, report), armsProblems(rules, ctx, report));
+        found = found.concat(perTrialProblems(rules, report), totalsProblems(rules, ctx, report), statisticsProblems(rules, ctx, report),
+          recomputedProblems(rules, ctx, report), armsProblems(rules, ctx, report));
       }
     }
     return sortProblems(found);

@@ -228,7 +228,11 @@
     var version = textOf(get(curves, 'version'));
     if (jsType(report) !== 'object') { return ungraded('QJ307', 'the report is not a JSON object', { curves_version: version }, []); }
     var legacy = String(report.schema_version || '').indexOf(G.legacy_prefix) === 0;
-    var arch = normaliseArch(rules, get(report, 'system_under_test', 'gpu_arch'));
+    // The curve follows the GPU's name by measure's table (schema.gpus); an unknown name keeps the stated arch.
+    var gpuName = get(report, 'system_under_test', 'gpu');
+    var tableArch = typeof gpuName === 'string' ? QJ.archFor(rules, gpuName) : null;
+    var stated = get(report, 'system_under_test', 'gpu_arch');
+    var arch = normaliseArch(rules, tableArch !== null ? tableArch : (typeof stated === 'string' && stated ? stated : null));
     var precision = textOf(get(report, 'workload', 'precision'));
     precision = precision ? precision.toUpperCase() : null;
     var backend = (textOf(get(report, 'workload', 'backend')) || 'eager').toLowerCase();
@@ -237,7 +241,7 @@
     var tr = trialsOf(ctx, report, legacy);
     var nTrials = tr[0];
     var pairSd = tr[1];
-    var qualifiers = [];
+    var qualifiers = tableArch !== null ? [] : ['arch-unverified'];
     if (legacy) { qualifiers.push('legacy-schema'); }
     if (get(report, 'workload', 'weights') === 'random-init') { qualifiers.push('random-init-weights'); }
     if (softwareDiffers(report, curves)) { qualifiers.push('software-differs'); }

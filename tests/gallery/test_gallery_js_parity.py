@@ -183,11 +183,60 @@ def broken_texts() -> list[str]:
         {"measurement_source": "ecocompute-dataset"},
         {"benchmark": None},
         {"extra": 1},
+        # #13: a homoglyph and a zero-width space do not hide the word; no software, no measurement
+        {"measurement_source": "\u0456llu\u200bstrative"},
+        {"software": {"python": "3.11"}},
+        {"results": {**legacy["results"], "note": "s\u0456mulated"}},
+        {"results": {**legacy["results"], "energy_per_token_mj": 3, "fp16_energy_per_token_mj": 2,
+                     "vs_fp16_energy_pct": 50.0, "total_energy_joules": 7.68}},
+        {"results": {**legacy["results"], "throughput_tokens_per_s": 20.0}},
+        {"timestamp_utc": "2026-13-01T00:00:00Z"},
     ):
         variant = copy.deepcopy(legacy)
         variant.update(change)
         texts.append(json.dumps(variant))
+    texts += hostile_texts()
     return texts
+
+
+def hostile_texts() -> list[str]:
+    """#13's inputs where the browser and the bot must agree: lone surrogates, big integers, subnormals,
+    a GPU of another architecture, summary figures the trials do not give, impossible dates, counter vs
+    trace beyond 5 %."""
+    head = '{"schema_version": "quantjoule-energy/2.0", '
+    base = _base()
+
+    def changed(fn) -> str:
+        report = copy.deepcopy(base)
+        fn(report)
+        return json.dumps(report)
+
+    def trace_off(factor: float, threshold: float | None = None):
+        def apply(r):
+            r["trials"][0]["trace_energy_j"] = r["trials"][0]["counter_energy_j"] * factor
+            if threshold is not None:
+                r["agreement"]["threshold_pct"] = threshold
+        return apply
+
+    return [
+        head + '"host": "\\ud800"}',
+        head + '"\\udfff": 1}',
+        head + '"ok": "\\ud83d\\ude00"}',
+        head + '"seed": 12345678901234567890}',
+        head + '"seed": -9007199254740992, "n": 9007199254740991}',
+        head + '"x": 5e-324, "y": 2.2250738585072014e-308}',
+        json.dumps(base).replace('"seed": 5', '"seed": ' + "9" * 400),
+        changed(lambda r: r["system_under_test"].update(gpu_arch="hopper")),
+        changed(lambda r: r["system_under_test"].update(gpu="Mystery Accelerator 9000")),
+        changed(lambda r: r["statistics"]["delta_e_pct"].update(sd=50.0)),
+        changed(lambda r: r["statistics"]["delta_e_pct"].update(sd=None)),
+        changed(lambda r: r["statistics"].update(delta_e_pct=None)),
+        changed(lambda r: r.update(timestamp_utc="2026-02-29T10:00:00Z")),
+        changed(lambda r: r.update(timestamp_utc="2028-02-29T24:00:00Z")),
+        changed(trace_off(2.0)),
+        changed(trace_off(1.03, 2.0)),
+        changed(lambda r: r["results"].update(note="ill\u200bustrative, n\u043et real")),
+    ]
 
 
 def _compare(texts: list[str], js: list[dict], curves: dict) -> list[str]:
@@ -259,6 +308,13 @@ def test_browser_problem_codes_equal_python_codes_on_broken_reports(tmp_path, cu
         "QJ214",
         "QJ215",
         "QJ216",
+        "QJ003",
+        "QJ012",
+        "QJ218",
+        "QJ219",
+        "QJ220",
+        "QJ221",
+        "QJ222",
     ):
         assert code in codes, code
 
