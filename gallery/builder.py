@@ -15,6 +15,8 @@ from gallery.codes import GalleryError
 from gallery.render import page_bytes, readme_bytes, site_shell
 from schema.records import read_record, record_files
 
+# Both live in the build's state folder beside the site (state_dir), never in the site folder itself: the
+# site folder is what Pages publishes, and a cache of machine-specific file signatures is not for readers.
 MANIFEST = ".qj-build.json"  # what the last build wrote: deterministic, drives stale-file cleanup
 CACHE = ".qj-cache.json"  # record entries keyed by file signature: a cache, machine-specific, never compared
 ENTRY_VERSION = "entry/3"  # bump when rows.record_entry changes shape (3: ids from the record's path)
@@ -65,6 +67,11 @@ def _read_record(path: Path, rel: str) -> tuple[dict | None, str, dict | None]:
     if bad is not None:
         return None, "", {"path": rel, "code": "QJ602", "reason": bad.reason}
     return record, digest, None
+
+
+def state_dir(site_dir: Path) -> Path:
+    """Where a build of `site_dir` keeps its manifest and cache: `.<site name>.qj-build` beside it."""
+    return site_dir.parent / f".{site_dir.name}.qj-build"
 
 
 def _signature(path: Path) -> list[int]:
@@ -137,8 +144,17 @@ def build(repo_root: Path | str, out_site: Path | str | None = None, incremental
     tick = progress or (lambda stage, done, total: None)
     curves = load_curves_file(root / "reference" / "curves.json")
     version = str(curves.get("version"))
-    old = _load_json(site_dir / MANIFEST) if incremental else {}
-    old_cache = _load_json(site_dir / CACHE) if incremental else {}
+    state = state_dir(site_dir)
+    # A site built before the state folder existed kept both files inside it: they are moved out, so
+    # nothing of the cache is ever published.
+    for name in (MANIFEST, CACHE):
+        legacy = site_dir / name
+        if legacy.is_file() and not (state / name).exists():
+            _write(state / name, legacy.read_bytes())
+        if legacy.is_file():
+            legacy.unlink()
+    old = _load_json(state / MANIFEST) if incremental else {}
+    old_cache = _load_json(state / CACHE) if incremental else {}
     usable = old_cache.get("curves_version") == version and old_cache.get("entry_version") == ENTRY_VERSION
     entries, rels, digests, loaded, unreadable, cache = _entries(root, curves, old_cache.get("records", {})
                                                                  if usable else {})
@@ -196,15 +212,15 @@ def build(repo_root: Path | str, out_site: Path | str | None = None, incremental
             tick("pages", i + 1, len(model.rows))
 
     # Only files an earlier build recorded are ever removed: a --site-dir may hold other things.
-    for rel in sorted(set(_load_json(site_dir / MANIFEST).get("files") or []) - set(written)):
+    for rel in sorted(set(_load_json(state / MANIFEST).get("files") or []) - set(written)):
         target = site_dir / rel
         if ".." not in Path(rel).parts and target.is_file():
             target.unlink()
             result.removed += 1
     manifest = {"plots": plot_hashes, "pages": page_keys, "files": sorted(written)}
-    _write(site_dir / MANIFEST, json.dumps(manifest, sort_keys=True, separators=(",", ":")).encode())
+    _write(state / MANIFEST, json.dumps(manifest, sort_keys=True, separators=(",", ":")).encode())
     cache_doc = {"curves_version": version, "entry_version": ENTRY_VERSION, "records": cache}
-    _write(site_dir / CACHE, json.dumps(cache_doc, separators=(",", ":")).encode())
+    _write(state / CACHE, json.dumps(cache_doc, separators=(",", ":")).encode())
     result.files = sorted(written)
     result.seconds = time.perf_counter() - started
     return result

@@ -7,6 +7,8 @@ import html
 import json
 import re
 
+from schema.text import visible
+
 # One pass over the text: HTML-significant characters become entities, Markdown punctuation gets a backslash.
 _MD_TABLE = str.maketrans({**{c: "\\" + c for c in "\\`*_{}[]()#+-.!|~"},
                            "&": "&amp;", "<": "&lt;", ">": "&gt;"})
@@ -20,12 +22,12 @@ _ZWSP = "\u200b"
 
 
 def one_line(value: object) -> str:
-    """Collapse any value to a single line of text (tables and headings cannot hold newlines)."""
+    """Collapse any value to a single line of text (tables and headings cannot hold newlines). Bidi
+    overrides, zero-width and other invisible characters are shown as `U+XXXX` (schema.text.visible), so
+    nothing a submitter writes can reorder or hide the text around it; lone surrogates likewise."""
     if value is None:
         return ""
-    # Lone surrogates cannot be written as UTF-8: show a replacement character instead of failing the build.
-    text = str(value).encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-    return _SPACE.sub(" ", text).strip()
+    return _SPACE.sub(" ", visible(value)).strip()
 
 
 def md(value: object) -> str:
@@ -50,10 +52,11 @@ _md_cached = functools.lru_cache(maxsize=1 << 16)(_md)
 
 
 def h(value: object) -> str:
-    """Escape text for HTML element content and quoted attribute values."""
+    """Escape text for HTML element content and quoted attribute values; invisible and direction-changing
+    characters are shown as `U+XXXX`, as in Markdown."""
     if value is None:
         return ""
-    return html.escape(str(value).encode("utf-8", "surrogatepass").decode("utf-8", "replace"), quote=True)
+    return html.escape(visible(value), quote=True)
 
 
 def safe_url(value: object) -> str | None:

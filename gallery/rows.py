@@ -7,6 +7,7 @@ from typing import Any
 
 from gallery.escape import safe_url
 from schema.records import arch_part, precision_part, record_id, slug  # noqa: F401 - one naming rule
+from schema.text import visible
 
 # Direct NVML measurements; anything else (simulated, dataset-derived) is not a replication.
 NVML_SOURCES = ("nvml-energy-counter", "nvml-power-trace", "direct-nvml")
@@ -88,7 +89,9 @@ def effective_verdict(record: dict, curves: dict, grade=None) -> tuple[dict, dic
 
 
 def to_row(record: dict, verdict: dict, filed: dict | None, rid: str) -> dict:
-    """One display row: every field the tables, filters and plots need, as plain values."""
+    """One display row: every field the tables, filters and plots need, as plain values. Text from the
+    submission is schema.text.visible: a bidi override or zero-width character reaches no page, table or
+    data file raw (the site writes rows with textContent, which would show them as they are)."""
     report = record.get("report") or {}
     sut = report.get("system_under_test") or {}
     workload = report.get("workload") or {}
@@ -112,20 +115,20 @@ def to_row(record: dict, verdict: dict, filed: dict | None, rid: str) -> dict:
         "pr_url": pr_url(record),
         "arch": arch_of(report),
         "precision": precision_of(report),
-        "backend": str(workload.get("backend") or "eager"),
+        "backend": visible(workload.get("backend") or "eager"),
         # the rest of the measured condition: absent batch = 1 (legacy and older reports)
         "batch_size": _int(workload.get("batch_size")) or 1,
         "tokens_per_run": _int((report.get("measurement") or {}).get("tokens_per_run")),
         "int8_outlier_threshold": _num(workload.get("int8_outlier_threshold")),
-        "card": str(sut.get("gpu") or ""),
-        "model": str(workload.get("model_name") or workload.get("model_id") or ""),
+        "card": visible(sut.get("gpu") or ""),
+        "model": visible(workload.get("model_name") or workload.get("model_id") or ""),
         "params_b": _num(workload.get("params_b")),
-        "weights": str(workload.get("weights") or ("unknown" if legacy else "")),
+        "weights": visible(workload.get("weights") or ("unknown" if legacy else "")),
         "legacy": legacy,
         "schema_version": schema_version,
-        "submitter": str(record.get("submitter_login") or ""),
-        "handle": str(record.get("credited_handle") or ""),
-        "affiliation": str(record.get("affiliation") or ""),
+        "submitter": visible(record.get("submitter_login") or ""),
+        "handle": visible(record.get("credited_handle") or ""),
+        "affiliation": visible(record.get("affiliation") or ""),
         "label": label,
         "qualifiers": sorted(str(q) for q in (verdict.get("qualifiers") or [])),
         "reason": str(verdict.get("reason") or ""),

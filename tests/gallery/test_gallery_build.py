@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from conftest import write_repo
 from gallery_fixtures import make_record, make_report
 
-from gallery.builder import CACHE, MANIFEST, build
+from gallery.builder import CACHE, MANIFEST, build, state_dir
 from gallery.cli import main
 from gallery.site import CHECKER_FILES
 
@@ -97,7 +97,24 @@ def test_removed_records_take_their_page_and_plot_with_them(tmp_path, small):
         "files the build did not write are left alone"
     )
     assert result.removed >= 2 + len(only_volta)
-    assert json.loads((root / "gallery" / "site" / MANIFEST).read_text())["files"]
+    assert json.loads((state_dir(root / "gallery" / "site") / MANIFEST).read_text())["files"]
+
+
+def test_the_build_state_is_kept_out_of_the_published_site(tmp_path, small):
+    """The site folder is what Pages publishes: the manifest and the record cache (file sizes, mtimes,
+    inodes) live beside it; one left inside by an older build is moved out."""
+    records, curves = small
+    root = write_repo(tmp_path / "repo", records[:4], curves)
+    site = tmp_path / "_site"
+    site.mkdir()
+    (site / MANIFEST).write_text('{"files": ["index.html"]}')
+    (site / CACHE).write_text("{}")
+    for incremental in (False, True):
+        build(root, site, incremental=incremental)
+        hidden = [p for p in site.rglob("*") if p.name.startswith(".")]
+        assert hidden == [] and not list(site.rglob("*cache*"))
+        assert (state_dir(site) / MANIFEST).is_file() and (state_dir(site) / CACHE).is_file()
+        assert state_dir(site).parent == site.parent
 
 
 def test_unreadable_records_are_reported_not_fatal(tmp_path, small):

@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gallery.escape import h, json_for_script, md, safe_url
+from schema.text import INVISIBLE, visible
 
 
 def test_markdown_escapes_table_breakers_links_code_and_html():
@@ -40,8 +41,23 @@ def test_markdown_never_leaves_a_bare_pipe_or_angle_bracket(text):
 
 @given(st.text(max_size=200))
 def test_html_escape_round_trips_through_an_html_parser(text):
-    assert html.unescape(h(text)) == text
+    # What a reader sees is the text, with invisible and direction-changing characters spelled U+XXXX
+    assert html.unescape(h(text)) == visible(text)
     assert "<" not in h(text) and '"' not in h(text)
+    # (md's own zero-width spaces defuse mentions and links; the input's are spelled out before that)
+    assert not INVISIBLE.search(h(text)) and not INVISIBLE.search(md(text).replace("\u200b", ""))
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cf", "Cs", "Co", "Cn")), max_size=100)
+       .filter(lambda t: not INVISIBLE.search(t)))
+def test_visible_text_round_trips_unchanged(text):
+    assert html.unescape(h(text)) == text.replace("\t", " ")
+
+
+def test_bidi_overrides_reach_no_page_raw():
+    for raw in ("\u202eevil\u202c", "a\u2066b\u2069", "zero\u200bwidth", "\u061c", "\ufeff"):
+        assert not INVISIBLE.search(h(raw)) and not INVISIBLE.search(md(raw).replace("\u200b", ""))
+    assert h("\u202egpj.exe") == "U+202Egpj.exe"
 
 
 def test_only_plain_github_https_urls_are_linked():
