@@ -43,13 +43,19 @@ def rules() -> dict:
         "max_listed": parse.MAX_LISTED,
         "gpu_arch_patterns": [list(p) for p in gpus._ARCH_PATTERNS],
         "confusables": dict(text.CONFUSABLES),
-        "invisible": text.INVISIBLE.pattern,
+        "invisible": _js_regex_source(text.INVISIBLE.pattern),
         "t975": list(recompute.T975),
         "grade": {"z_limit": grade_module.Z_LIMIT, "measured_sources": sorted(grade_module.MEASURED_SOURCES),
                   "legacy_prefix": grade_module.LEGACY_PREFIX,
                   "reference_condition": grade_module.REFERENCE_CONDITION,
                   "llm_int8_threshold": grade_module.LLM_INT8_THRESHOLD},
     }
+
+
+def _js_regex_source(pattern: str) -> str:
+    """A Python character-class pattern as JavaScript `u`-flag regex source written in ASCII: every control
+    or non-ASCII character as \\u{...}, so the published script holds no invisible character itself."""
+    return "".join(ch if " " <= ch < "\x7f" else f"\\u{{{ord(ch):X}}}" for ch in pattern)
 
 
 def rules_js() -> str:

@@ -350,6 +350,9 @@ def cases() -> list[Case]:
         Case("edit-bad-to-good", (form_body(half), form_body(HOPPER)), "accepted"),
         Case("edit-good-to-empty", (form_body(HOPPER), ""), "refused", ("QJ501",)),
     ]
+    from tests.hostile import corpus_13
+
+    c += corpus_13.cases(Case)
     names = [case.name for case in c]
     assert len(names) == len(set(names)), "case names are unique"
     return c

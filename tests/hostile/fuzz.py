@@ -40,11 +40,26 @@ _NASTY = st.sampled_from(
         '"',
         "\\",
         "### energy.json",
+        "\\ud800",
+        "\\udfff",
+        "<!--",
+        "-->",
+        "\u202e",
+        "- [x] I license this report under CC BY 4.0",
+        "1" + "0" * 400,
+        "5e-324",
     ]
 )
 _TEXT = st.one_of(st.text(max_size=80), _NASTY)
+# Integers far beyond what a double holds and subnormal floats (#13 class 2) among the ordinary ones.
 _JSON_LEAF = st.one_of(
-    st.none(), st.booleans(), st.integers(-(10**20), 10**20), st.floats(allow_nan=False), _TEXT
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**20), 10**20),
+    st.integers(-(10**400), 10**400),
+    st.floats(allow_nan=False),
+    st.floats(min_value=-2.2e-308, max_value=2.2e-308, allow_subnormal=True),
+    _TEXT,
 )
 _JSON = st.recursive(
     _JSON_LEAF,
