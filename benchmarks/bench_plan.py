@@ -36,12 +36,33 @@ EXAMPLES = (
 )
 
 
+def scaled(report: dict, factor: float) -> dict:
+    """The report as if every energy (and so every power) were `factor` times what it is: the same dE%, its
+    own measured content (so it is no near-duplicate of another record on file)."""
+    def times(block: dict, keys: tuple, places: int = 3) -> None:
+        for key in keys:
+            if isinstance(block.get(key), (int, float)) and not isinstance(block.get(key), bool):
+                block[key] = round(block[key] * factor, places)
+
+    energy = ("energy_per_token_mj", "fp16_energy_per_token_mj", "total_energy_joules",
+              "dynamic_energy_per_token_mj", "fp16_dynamic_energy_per_token_mj")
+    times(report["results"], energy)
+    times(report["results"], ("avg_power_watts",), 2)
+    for trial in report.get("trials") or []:
+        times(trial, ("counter_energy_j", "trace_energy_j", "dynamic_energy_j"))
+        times(trial, ("mean_power_w",), 2)
+    for arm in (report.get("arms") or {}).values():
+        times(arm, ("energy_per_token_mj", "dynamic_energy_per_token_mj"))
+        times(arm, ("mean_power_w",), 2)
+    return report
+
+
 def make_checkout(root: Path, n_records: int, curves_data: dict) -> None:
     """`n_records` accepted records, shaped as the bot writes them, and their committed gallery."""
     records, used = {}, set()
     for i in range(n_records):
-        report = json.loads(schema_example(EXAMPLES[i % len(EXAMPLES)]))
-        report["timestamp_utc"] = f"2026-{1 + i % 12:02d}-{1 + i % 28:02d}T{i % 24:02d}:00:00Z"
+        report = scaled(json.loads(schema_example(EXAMPLES[i % len(EXAMPLES)])), 1 + 0.003 * (i // 3 + 1))
+        report["timestamp_utc"] = f"2026-{1 + i % 11:02d}-{1 + i % 28:02d}T{i % 24:02d}:00:00Z"
         sub = read_event(issues_event(number=100 + i, body=form_body(json.dumps(report))), "issues")
         verdict = curves.grade(report, curves_data).to_dict()
         records[record_path(sub.issue, report, used)] = make_record(
@@ -66,8 +87,8 @@ def main() -> int:
         t0 = time.perf_counter()
         make_checkout(root, args.records, curves_data)
         setup_s = time.perf_counter() - t0
-        report = json.loads(schema_example("v2-measured-nf4-hopper.json"))
-        report["timestamp_utc"] = "2027-01-01T00:00:00Z"
+        report = scaled(json.loads(schema_example("v2-measured-nf4-hopper.json")), 0.9)
+        report["timestamp_utc"] = "2026-11-30T00:00:00Z"
         payload = issues_event(number=9999, body=form_body(json.dumps(report, indent=2)))
         times, plan = [], None
         for _ in range(args.repeat):
