@@ -58,7 +58,10 @@ def pr_url(record: dict) -> str | None:
 def _num(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # an integer no float holds (the record reader refuses those first: QJ012)
+        return None
 
 
 def _int(value: Any) -> int | None:

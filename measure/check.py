@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import sys
 from dataclasses import dataclass
@@ -72,12 +73,15 @@ class FileCheck:
                 "verdict": None if self.verdict is None else self.verdict.to_dict()}
 
 
-def check_data(path: str, data: bytes | None, read_problems: list[Problem], curves: dict) -> FileCheck:
+def check_data(
+    path: str, data: bytes | None, read_problems: list[Problem], curves: dict, now: str | None = None
+) -> FileCheck:
     """Pure core: the bot's assessment of one file's bytes (None with read_problems when it could not be
-    read): the same parse, validation, measurement rule and grade as the bot's plan."""
+    read): the same parse, validation, measurement rule and grade as the bot's plan. `now` (ISO UTC) is
+    the submission time the bot would see: a report dated after it is refused (QJ221)."""
     if data is None:
         return FileCheck(path, None, tuple(read_problems))
-    found = assess(data, curves)
+    found = assess(data, curves, now=now)
     return FileCheck(path, found.report, found.problems, found.verdict, found.is_measurement)
 
 
@@ -158,7 +162,9 @@ def check(files: tuple[str, ...], as_json: bool) -> None:
     except CurvesError as err:
         click.echo(err.render(), err=True)
         sys.exit(EXIT_UNREADABLE)
-    results = [check_data(path, *_read(path), curves) for path in files]
+    # A report submitted now is checked against now, as the bot checks it against the issue's time.
+    now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    results = [check_data(path, *_read(path), curves, now) for path in files]
     if as_json:
         click.echo(json.dumps([r.to_dict() for r in results], indent=2, ensure_ascii=False))
     else:

@@ -4,6 +4,7 @@ and `merged-issues`, which tells it whom to notify, against a real git repositor
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 from pathlib import Path
 

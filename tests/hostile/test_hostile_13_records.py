@@ -194,3 +194,10 @@ def test_measure_check_prints_qj012_not_a_traceback(tmp_path):
     assert out.exit_code == 1 and "QJ012" in out.output and "Traceback" not in out.output
     out = CliRunner().invoke(measure_check, ["--json", str(path)])
     assert json.loads(out.output)[0]["problems"][0]["code"] == "QJ012"
+
+
+def test_measure_check_refuses_a_report_from_the_future_as_the_bot_does(tmp_path):
+    path = tmp_path / "energy.json"
+    path.write_text(HOPPER.replace('"2026-12-02T13:00:00Z"', '"2099-01-01T00:00:00Z"'))
+    out = CliRunner().invoke(measure_check, ["--json", str(path)])
+    assert out.exit_code == 1 and [p["code"] for p in json.loads(out.output)[0]["problems"]] == ["QJ221"]
