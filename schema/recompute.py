@@ -50,12 +50,13 @@ def _energy(trial: dict, dynamic: bool) -> tuple[float | None, float]:
 
 
 def _per_token(energy: float, tokens: float, shape: tuple | None, prefill: float) -> float:
-    """Energy per token of the block's own generations, or (with `shape` = (block_tokens, tokens)) of a
-    `tokens`-long generation rebuilt from it: P + (tokens - 1) * (E_gen - P) / (block_tokens - 1)."""
+    """Energy per token of the block's own generations, or (with `shape` = (block_tokens, tokens, batch))
+    of a `tokens`-long generation rebuilt from it: P + (tokens - 1) * (E_gen - P) / (block_tokens - 1), a
+    generation decoding `batch` sequences at once (its tokens are block_tokens x batch)."""
     if shape is None:
         return energy / tokens
-    block_tokens, long_tokens = shape
-    per_gen = energy / (tokens / block_tokens)
+    block_tokens, long_tokens, batch = shape
+    per_gen = energy / (tokens / (block_tokens * batch))
     if block_tokens == long_tokens:
         return per_gen / long_tokens
     decode = (per_gen - prefill) / (block_tokens - 1)
@@ -80,7 +81,8 @@ def block_deltas(report: dict, precision: str, kind: str = "total") -> list[tupl
                 if value is None:
                     return None
                 prefill[arm] = (value, limits.half_unit(obj(obj(report, "arms"), arm)["prefill_energy_j"]))
-        shape = (block_tokens, long_tokens)
+        batch = num(obj(report, "workload"), "batch_size") or 1.0
+        shape = (block_tokens, long_tokens, batch)
     per_block: dict[int, dict[str, tuple]] = {}
     trials = report.get("trials") if isinstance(report.get("trials"), list) else []
     for trial in trials:

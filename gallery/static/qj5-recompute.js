@@ -38,7 +38,7 @@
 
   function perToken(energy, tokens, shape, prefill) {
     if (shape === null) { return energy / tokens; }
-    var perGen = energy / (tokens / shape[0]);
+    var perGen = energy / (tokens / (shape[0] * shape[2]));  // a generation decodes shape[2] sequences
     if (shape[0] === shape[1]) { return perGen / shape[1]; }
     var decode = (perGen - prefill) / (shape[0] - 1);
     return (prefill + (shape[1] - 1) * decode) / shape[1];
@@ -78,7 +78,7 @@
           prefill[arms[a]] = [v, halfUnit(ctx, obj(obj(report, 'arms'), arms[a]).prefill_energy_j, '/arms/' + arms[a] + '/prefill_energy_j')];
         }
       }
-      shape = [bt, lt];
+      shape = [bt, lt, num(obj(report, 'workload'), 'batch_size') || 1];
     }
     var perBlock = {};
     (Array.isArray(report.trials) ? report.trials : []).forEach(function (t, k) {

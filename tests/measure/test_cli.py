@@ -81,8 +81,12 @@ LEGACY_MEASURED = ROOT / "tests" / "schema" / "examples" / "valid" / "legacy-1.1
 
 def _report(gpu="NVIDIA H200"):
     """A report the bot accepts (the schema example of a legacy NVML measurement), with URL-hostile text."""
+    from schema.gpus import arch_for
+
     report = json.loads(LEGACY_MEASURED.read_text())
     report["system_under_test"]["gpu"] = gpu
+    # the architecture is the GPU's (QJ218): an unknown name keeps the example's
+    report["system_under_test"]["gpu_arch"] = arch_for(gpu) or report["system_under_test"]["gpu_arch"]
     report["results"]["note"] = "a & b #1 ?x=y"
     return json.dumps(report)
 
