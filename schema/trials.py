@@ -199,7 +199,32 @@ def arms_problems(report: dict) -> list[Problem]:
     return found
 
 
+def condition_problems(report: dict) -> list[Problem]:
+    """The generation length the grader's condition reads (`measurement.tokens_per_run`) is the one the
+    trials ran: it equals `protocol.block_tokens`, and each ok trial holds iterations_per_trial x
+    block_tokens x batch_size tokens (a 32-token run cannot pass as whole 256-token generations)."""
+    protocol, found = obj(report, "protocol"), []
+    block = protocol.get("block_tokens")
+    stated = obj(report, "measurement").get("tokens_per_run")
+    ints = [v for v in (block, stated) if isinstance(v, int) and not isinstance(v, bool)]
+    if len(ints) == 2 and block != stated:
+        found.append(problem("QJ215", "/measurement/tokens_per_run",
+                             f"measurement.tokens_per_run is {stated} but protocol.block_tokens is {block}"))
+    reps = protocol.get("iterations_per_trial")
+    batch = obj(report, "workload").get("batch_size", 1)
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (block, reps, batch)):
+        return found
+    expected, wrong = reps * block * batch, []
+    for i, trial in _ok_trials(report):
+        tokens = trial.get("tokens")
+        if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens != expected:
+            wrong.append((abs(tokens - expected), problem(
+                "QJ215", f"/trials/{i}/tokens", f"trial {i} holds {tokens} tokens but {reps} generations of "
+                                                f"{block} tokens x batch {batch} make {expected}")))
+    return found + _worst(wrong)
+
+
 def v2_problems(report: dict) -> list[Problem]:
     """Every v2-only consistency check."""
     return (per_trial_problems(report) + totals_problems(report) + statistics_problems(report)
-            + recomputed_problems(report) + arms_problems(report))
+            + recomputed_problems(report) + arms_problems(report) + condition_problems(report))

@@ -223,6 +223,35 @@
     return found;
   }
 
+  /* schema.trials.condition_problems: the generation length the condition reads is the one the trials ran. */
+  function conditionProblems(rules, ctx, report) {
+    var protocol = obj(report, 'protocol');
+    var found = [];
+    var block = protocol.block_tokens;
+    var stated = obj(report, 'measurement').tokens_per_run;
+    var blockInt = typeof block === 'number' && ctx.isInt('/protocol/block_tokens');
+    var statedInt = typeof stated === 'number' && ctx.isInt('/measurement/tokens_per_run');
+    if (blockInt && statedInt && block !== stated) {
+      found.push(problem(rules, 'QJ215', '/measurement/tokens_per_run', 'measurement.tokens_per_run is ' + stated + ' but protocol.block_tokens is ' + block));
+    }
+    var reps = protocol.iterations_per_trial;
+    var workload = obj(report, 'workload');
+    var batch = has(workload, 'batch_size') ? workload.batch_size : 1;
+    var batchInt = has(workload, 'batch_size') ? (typeof batch === 'number' && ctx.isInt('/workload/batch_size')) : true;
+    var repsInt = typeof reps === 'number' && ctx.isInt('/protocol/iterations_per_trial');
+    if (!(blockInt && repsInt && batchInt && block > 0 && reps > 0 && batch > 0)) { return found; }
+    var expected = reps * block * batch;
+    var wrong = [];
+    okTrials(report).forEach(function (pair) {
+      var k = pair[0];
+      var tokens = pair[1].tokens;
+      if (typeof tokens === 'number' && ctx.isInt('/trials/' + k + '/tokens') && tokens !== expected) {
+        wrong.push([Math.abs(tokens - expected), problem(rules, 'QJ215', '/trials/' + k + '/tokens', 'trial ' + k + ' holds ' + tokens + ' tokens but ' + reps + ' generations of ' + block + ' tokens x batch ' + batch + ' make ' + expected)]);
+      }
+    });
+    return found.concat(worst(rules, wrong));
+  }
+
   function sortProblems(list) {
     return list.slice().sort(function (a, b) {
       var x = [a.path, a.code, a.message];
@@ -251,13 +280,14 @@
       if (!sources.length) { found = found.concat(legacyEvidenceProblems(rules, report)); }
       if (report.schema_version === rules.schema_v2) {
         found = found.concat(perTrialProblems(rules, report), totalsProblems(rules, ctx, report), statisticsProblems(rules, ctx, report),
-          recomputedProblems(rules, ctx, report), armsProblems(rules, ctx, report));
+          recomputedProblems(rules, ctx, report), armsProblems(rules, ctx, report), conditionProblems(rules, ctx, report));
       }
     }
     return sortProblems(found);
   }
 
   QJ.armsProblems = armsProblems;
+  QJ.conditionProblems = conditionProblems;
   QJ.blockDeltas = blockDeltas;
   QJ.hasErrors = hasErrors;
   QJ.median = median;

@@ -236,6 +236,8 @@ def hostile_texts() -> list[str]:
         changed(trace_off(2.0)),
         changed(trace_off(1.03, 2.0)),
         changed(lambda r: r["results"].update(note="ill\u200bustrative, n\u043et real")),
+        changed(lambda r: r["measurement"].update(tokens_per_run=512)),
+        changed(lambda r: r["trials"][0].update(tokens=128)),
     ]
 
 

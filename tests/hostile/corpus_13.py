@@ -196,6 +196,19 @@ def cases(case) -> list:
             ("QJ213",),
         ),
         case("13-real-report-as-measured", (form_body(QWEN_NF4),), "accepted"),
+        # the grader's condition: a 32-token run may not claim whole 256-token generations
+        case(
+            "13-tokens-per-run-claims-256",
+            (form_body(edit(QWEN_NF4, {"measurement.tokens_per_run": 256})),),
+            "refused",
+            ("QJ215",),
+        ),
+        case(
+            "13-trials-claim-256-tokens",
+            (form_body(edit(QWEN_NF4, {"measurement.tokens_per_run": 256, "protocol.block_tokens": 256})),),
+            "refused",
+            ("QJ215",),
+        ),
         # 5: integer-valued legacy energies may not leave the stated dE% open
         case(
             "13-legacy-integer-energies",
