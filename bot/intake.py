@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 
 import schema
 from bot.codes import problem
+from bot.shown import is_consent, outside_fences, shown_lines
 from schema.problem import Problem
-from schema.text import skeleton
 
 MAX_BODY_CHARS = 65_536  # GitHub's own limit on an issue body
 MAX_BLOCKS = 20
@@ -43,16 +43,8 @@ FORM_FIELDS = {
 FORM_REPORT_HEADING = "energy.json"
 NO_RESPONSE = "_No response_"
 
-_OPEN_FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 _HEADING = re.compile(r"^ {0,3}###[ \t]+(.+?)[ \t#]*$")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-# A ticked task-list item (at most 3 spaces in: deeper is a code block) whose text is the form's licence
-# sentence, read on its skeleton (schema.text) so look-alike letters and invisible characters do not count.
-_TASK = re.compile(r"^ {0,3}[-*+][ \t]+\[[xX]\][ \t]+(.*)$")
-_CONSENT_TEXT = re.compile(r"i license this report under cc[ -]by[ -]4\.0\b")
-_NEGATION = re.compile(
-    r"\b(not|never|no|don'?t|doesn'?t|won'?t|cannot|can'?t|refuse[sd]?|withdraw\w*|revoke\w*)\b")
-_COMMENT_OPEN, _COMMENT_CLOSE = "<!--", "-->"
 
 
 @dataclass(frozen=True)
@@ -188,7 +180,7 @@ def _submission(payload: dict, issue: dict, event: str, event_at: str) -> Submis
         fields[key] = value
         if cut:
             problems.append(problem("QJ509", f"'{heading}' was cut to {FIELD_LIMITS[key]} characters"))
-    consent = any(is_consent(line) for line in _outside_fences(body))
+    consent = any(is_consent(line) for line in outside_fences(body))
     if is_bot_account(issue.get("user") or {}):
         problems.append(problem("QJ519", f"the issue was opened by {base['submitter_login'][:60]!r}, a bot "
                                          "account"))
@@ -207,16 +199,6 @@ def _submission(payload: dict, issue: dict, event: str, event_at: str) -> Submis
         blocks=tuple(_check_size(i + 1, text) for i, text in enumerate(blocks)),
         problems=tuple(problems),
     )
-
-
-def is_consent(line: str) -> bool:
-    """A ticked task-list line whose text is the licence sentence: not struck through, not negated."""
-    match = _TASK.match(line)
-    if not match or "~~" in match[1]:
-        return False
-    words = skeleton(match[1])
-    found = _CONSENT_TEXT.match(words)
-    return bool(found) and not _NEGATION.search(words)
 
 
 def normalise_newlines(text: str) -> str:
@@ -251,71 +233,13 @@ def _field(value: str | None, limit: int) -> tuple[str | None, bool]:
     return (value[:limit], True) if len(value) > limit else (value, False)
 
 
-def _scan(body: str):
-    """Yield (kind, payload) for each line GitHub shows: ("text", line) or ("block", (info, content,
-    closed)). HTML comments are hidden: removed from a line, or, once one opens and does not close on
-    its line, every line up to the one holding `-->` (fences inside it are no fences)."""
-    lines = body.split("\n")
-    i, hidden = 0, False
-    while i < len(lines):
-        line = lines[i]
-        if hidden:
-            end = line.find(_COMMENT_CLOSE)
-            i += 1
-            if end == -1:
-                continue
-            hidden = False
-            # The rest of the closing line is raw HTML text, never a list item, heading or fence.
-            yield "text", "\x00" + line[end + len(_COMMENT_CLOSE):]
-            continue
-        m = _OPEN_FENCE.match(line)
-        if not m or (m[2][0] == "`" and "`" in m[3]):
-            text, hidden = _strip_comments(line)
-            yield "text", text
-            i += 1
-            continue
-        indent, fence, info = len(m[1]), m[2], m[3].strip()
-        close = re.compile(r"^ {0,3}" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}[ \t]*$")
-        content, i, closed = [], i + 1, False
-        while i < len(lines):
-            if close.match(lines[i]):
-                closed, i = True, i + 1
-                break
-            content.append(re.sub(r"^ {0," + str(indent) + "}", "", lines[i]))
-            i += 1
-        yield "block", (info, "\n".join(content), closed)
-
-
-def _strip_comments(line: str) -> tuple[str, bool]:
-    """The line without its HTML comments, and whether a comment is left open at its end. A line that
-    starts with a comment is an HTML block, so what follows it is marked (a NUL) as not Markdown."""
-    lead = line.lstrip(" ")
-    starts = lead.startswith(_COMMENT_OPEN) and len(line) - len(lead) <= 3
-    out, rest = [], line
-    while True:
-        start = rest.find(_COMMENT_OPEN)
-        if start == -1:
-            out.append(rest)
-            break
-        out.append(rest[:start])
-        end = rest.find(_COMMENT_CLOSE, start + len(_COMMENT_OPEN))
-        if end == -1:
-            return ("\x00" if starts else "") + "".join(out), True
-        rest = rest[end + len(_COMMENT_CLOSE):]
-    return ("\x00" if starts else "") + "".join(out), False
-
-
-def _outside_fences(body: str) -> list[str]:
-    return [payload for kind, payload in _scan(body) if kind == "text"]
-
-
 def _candidate_blocks(body: str) -> tuple[list[str], dict[str, str], bool]:
     """The candidate report texts, the `### Heading` sections (lower-cased heading -> text), unterminated?"""
     blocks: list[str] = []
     sections: dict[str, list[str]] = {}
     current: list[str] | None = None
     unterminated = False
-    for kind, payload in _scan(body):
+    for kind, payload in shown_lines(body):
         if kind == "text":
             heading = _HEADING.match(payload)
             if heading:
