@@ -11,25 +11,15 @@ verdict stays on its page and in the table.
 
 from __future__ import annotations
 
-import io
 import math
 import re
 
-import matplotlib
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from gallery.plots import DPI, render_with
+
 RENDER_VERSION = "batch/1"
-DPI = 100
-# what makes a matplotlib file byte-stable (as in gallery.plots): fixed hash salt, fonts drawn as paths
-RC = {
-    "svg.hashsalt": "quantjoule-gallery",
-    "svg.fonttype": "path",
-    "font.family": "DejaVu Sans",
-    "font.size": 9.0,
-    "path.simplify": False,
-    "axes.unicode_minus": False,
-}
 BACKENDS = ("eager", "static")
 PANEL_TITLES = {"eager": "eager (plain generate)", "static": "static (CUDA-graph replay)"}
 # Okabe-Ito, then black: told apart under the common colour-vision deficiencies
@@ -174,10 +164,5 @@ def _draw(spec: dict) -> Figure:
 
 
 def render(spec: dict, fmt: str) -> bytes:
-    """PNG or SVG bytes; same spec, same bytes (the settings of gallery.plots)."""
-    metadata = {"Software": None} if fmt == "png" else {"Date": None, "Creator": None}
-    with matplotlib.rc_context(RC):
-        fig = _draw(spec)
-        buf = io.BytesIO()
-        fig.savefig(buf, format=fmt, dpi=DPI, metadata=metadata, facecolor="white")
-    return buf.getvalue()
+    """PNG or SVG bytes; same spec, same bytes (saved as every gallery figure is)."""
+    return render_with(_draw, spec, fmt)

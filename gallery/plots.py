@@ -26,7 +26,7 @@ AXES_RECT = (0.085, 0.32, 0.895, 0.62)
 SIZE_TICKS_B = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 3, 5, 7, 10, 14, 20, 30, 50, 70, 100, 200, 500, 1000)
 GRID_POINTS = 121
 RENDER_VERSION = "plots/2"
-_RC = {
+RC = {
     "svg.hashsalt": "quantjoule-gallery",
     "svg.fonttype": "path",
     "font.family": "DejaVu Sans",
@@ -340,11 +340,17 @@ def _legend_handles(ax, present: dict) -> list:
     return handles
 
 
-def render(spec: dict, fmt: str) -> bytes:
-    """PNG or SVG bytes of one plot; same input, same bytes (no dates, fixed salt and fonts)."""
+def render_with(draw, spec: dict, fmt: str) -> bytes:
+    """PNG or SVG bytes of the figure `draw(spec)` makes; same input, same bytes (no dates, fixed salt
+    and fonts). Every gallery figure is saved through here."""
     metadata = {"Software": None} if fmt == "png" else {"Date": None, "Creator": None}
-    with matplotlib.rc_context(_RC):
-        fig = _draw(spec)
+    with matplotlib.rc_context(RC):
+        fig = draw(spec)
         buf = io.BytesIO()
         fig.savefig(buf, format=fmt, dpi=DPI, metadata=metadata, facecolor="white")
     return buf.getvalue()
+
+
+def render(spec: dict, fmt: str) -> bytes:
+    """PNG or SVG bytes of one size plot."""
+    return render_with(_draw, spec, fmt)
