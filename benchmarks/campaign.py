@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from measure.sweep import Cell, plan  # noqa: E402
-from measure.sweep_run import Hooks, sweep  # noqa: E402
+from measure.sweep_run import RAW_NAME, Hooks, record_state, sweep  # noqa: E402
 
 QUERY = "timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_event_reasons.active"
 SMI_GPU = "name,pci.bus_id,persistence_mode,power.limit,driver_version"
@@ -84,7 +84,8 @@ class CampaignHooks(Hooks):
         self._clocks.close()
         context(work / "context-after.txt")
         print(f"{cell.id}: rc {rc}", flush=True)
-        if not (work / "energy-raw.json.gz").exists():
+        # A run stopped at its limit still writes its raw record (marked interrupted): pack it too.
+        if rc == 124 or record_state(work / RAW_NAME) is not None:
             self._pack(work, f"{cell.id}.incomplete")
 
     def finished(self, cell: Cell, final: Path) -> None:

@@ -78,7 +78,7 @@ def _stop(proc: subprocess.Popen, wait_s: float) -> int:
 
 class ProcessRunner:
     """Runs one cell as `python -m measure run ARGV --out DIR`, console output to LOG; returns the exit
-    status (124 when it ran past need_s + grace_s and was stopped)."""
+    status (124 when it ran past LIMIT_S and was stopped)."""
 
     def __init__(self, python: str = sys.executable, env: dict | None = None, grace_s: float = GRACE_S):
         self.python, self.env, self.grace_s = python, env, grace_s
@@ -86,12 +86,12 @@ class ProcessRunner:
     def command(self, cell: Cell, out_dir: Path) -> list[str]:
         return [self.python, "-m", "measure", "run", *cell.argv, "--out", str(out_dir)]
 
-    def __call__(self, cell: Cell, out_dir: Path, log: Path) -> int:
+    def __call__(self, cell: Cell, out_dir: Path, log: Path, limit_s: float) -> int:
         with open(log, "w", encoding="utf-8") as console:
             proc = subprocess.Popen(self.command(cell, out_dir), stdout=console, stderr=subprocess.STDOUT,
                                     env=self.env)
             try:
-                return proc.wait(timeout=cell.need_s + self.grace_s)
+                return proc.wait(timeout=limit_s)
             except subprocess.TimeoutExpired:
                 _stop(proc, STOP_WAIT_S)
                 return 124
@@ -124,8 +124,15 @@ def _aside(path: Path, label: str) -> None:
     path.rename(target)
 
 
+def time_limit_s(cell: Cell, left_s: float, grace_s: float = GRACE_S) -> float:
+    """How long a cell may run: what is left of the budget, so that a slower host than need_s assumed
+    still finishes a cell it started, but never past the budget (a device call's limit is behind it),
+    and never more than twice its need plus grace (a hung run is stopped)."""
+    return max(0.0, min(left_s, 2 * cell.need_s + grace_s))
+
+
 def run_cell(cell: Cell, root: Path, runner: Callable, hooks: Hooks | None = None,
-             now=time.time) -> CellResult:
+             now=time.time, limit_s: float | None = None) -> CellResult:
     """Measure one cell into ROOT/<id>.incomplete, then rename it to ROOT/<id> if it completed."""
     hooks = hooks or Hooks()
     work = root / f"{cell.id}{INCOMPLETE}"
@@ -136,7 +143,8 @@ def run_cell(cell: Cell, root: Path, runner: Callable, hooks: Hooks | None = Non
     t0 = now()
     rc = None
     try:
-        rc = runner(cell, work, work / "log.txt")
+        rc = runner(cell, work, work / "log.txt",
+                    cell.need_s + GRACE_S if limit_s is None else limit_s)
     finally:
         wall = now() - t0
         meta = {"id": cell.id, "argv": ["python", "-m", "measure", "run", *cell.argv, "--out", cell.id],
@@ -183,7 +191,7 @@ def sweep(
             continue
         progress("start", cell=cell)
         try:
-            row = run_cell(cell, root, runner, hooks)
+            row = run_cell(cell, root, runner, hooks, limit_s=time_limit_s(cell, left))
         except KeyboardInterrupt:
             result.interrupted = True
             row = CellResult(cell.id, "incomplete", "interrupted (kept as .incomplete; runs again next call)")

@@ -13,7 +13,7 @@ from measure.cli import main
 from measure.fake_power import FakeClock, FakePowerSource
 from measure.protocol import ProtocolConfig
 from measure.runner import Env, RunOptions, run
-from measure.sweep_run import Hooks, record_state, sweep
+from measure.sweep_run import Hooks, record_state, sweep, time_limit_s
 from tests.measure.fakes import ClockedSampler, FakeArm, FakeWorkload
 
 GRID = ["--synthetic", "tiny-llama,qwen2-0.5b", "--precisions", "nf4", "--precisions", "nf4,int8",
@@ -106,10 +106,11 @@ class FakeCellRunner:
     interrupt={cell id: calls} makes that cell's NF4 arm raise KeyboardInterrupt (a Ctrl-C) once."""
 
     def __init__(self, clock, interrupt=None):
-        self.clock, self.interrupt, self.calls = clock, dict(interrupt or {}), []
+        self.clock, self.interrupt, self.calls, self.limits_s = clock, dict(interrupt or {}), [], []
 
-    def __call__(self, cell, out_dir, log):
+    def __call__(self, cell, out_dir, log, limit_s):
         self.calls.append(cell.id)
+        self.limits_s.append(limit_s)
         stop = self.interrupt.pop(cell.id, None)
         batch = cell.labels["batch_size"]
         arms = {a: FakeArm(self.clock, s, 1.5 * s, batch=batch) for a, s in (("FP16", 0.02), ("NF4", 0.026))}
@@ -218,3 +219,20 @@ def test_the_campaign_runner_reads_its_manifest_as_sweep_cells():
     plan = sw.plan(cells, manifest_path.parent, budget_s=0)
     committed = {p.parent.name for p in manifest_path.parent.glob("*/energy-raw.json.gz")}
     assert {c.id for c in plan.done} == committed and committed
+
+
+def test_a_cell_may_run_until_the_budget_ends_never_past_it():
+    cell = sw.grid(["tinyllama-1.1b"], ["nf4"], ["eager"], [1], trials=2, need_s=200)[0]
+    # a slower host than need_s assumed: the cell keeps what is left of the budget
+    assert time_limit_s(cell, left_s=545, grace_s=90) == 490  # 2 x need + grace caps a hung run
+    assert time_limit_s(cell, left_s=300, grace_s=90) == 300  # never past the budget (the call's limit)
+    assert time_limit_s(cell, left_s=-5, grace_s=90) == 0
+
+
+def test_the_sweep_gives_each_cell_what_is_left_of_the_budget(tmp_path):
+    clock = FakeClock(10.0)
+    runner = FakeCellRunner(clock)
+    sweep(_cells(), tmp_path, budget_s=70, runner=runner, clock=clock)
+    assert len(runner.calls) == 2
+    assert runner.limits_s[0] == pytest.approx(70)  # min(70 left, 2 x 30 + 90)
+    assert runner.limits_s[1] < 70 and runner.limits_s[1] >= 30
