@@ -46,14 +46,35 @@ def test_batched_static_loop_equals_transformers_static_cache_generate(batched, 
         assert arm.last_token_ids(row) == out[row, arm._prompt.shape[1]:].tolist()
 
 
-def test_batched_eager_equals_batched_static_here(batched):
-    # on this model the two caches give the same greedy tokens (a float16 tie could part them; none here)
+def _tie_at(scores, token: int, ulps: int = 2) -> bool:
+    """Is TOKEN's score within ULPS float16 steps of the best score: a tie the two caches may break apart."""
+    best = scores.max()
+    step = float(torch.finfo(torch.float16).eps) * max(abs(float(best)), 2.0 ** -14)
+    return float(best - scores[token]) <= ulps * step
+
+
+def test_batched_eager_equals_batched_static_up_to_a_float16_tie(batched):
+    """The two backends give the same greedy tokens for every row until, at most, a step where the eager
+    logits of the token static chose are within two float16 steps of the top one (random-init logits are
+    nearly flat, so such ties occur; which one wins depends on the cache's reduction order)."""
     for precision, (eager, static) in batched.items():
         eager.generate(16)
         static.generate(16)
-        assert [eager.last_token_ids(r) for r in range(BATCH)] == [
-            static.last_token_ids(r) for r in range(BATCH)
-        ], precision
+        with torch.inference_mode():
+            out = eager._model.generate(input_ids=eager._prompt, attention_mask=eager._attention,
+                                        max_new_tokens=16, min_new_tokens=16, output_scores=True,
+                                        return_dict_in_generate=True)
+        width = eager._prompt.shape[1]
+        agreeing = 0
+        for row in range(BATCH):
+            ours, theirs = out.sequences[row, width:].tolist(), static.last_token_ids(row)
+            assert eager.last_token_ids(row) == ours  # the arm's eager path is this generate()
+            split = next((i for i, (a, b) in enumerate(zip(ours, theirs, strict=True)) if a != b), None)
+            if split is None:
+                agreeing += 1
+                continue
+            assert _tie_at(out.scores[split][row].float(), theirs[split]), (precision, row, split)
+        assert agreeing >= 1, precision  # a tie is the exception, not the rule
 
 
 def test_info_and_bad_batch(synthetic_cache):
