@@ -13,9 +13,15 @@ from scipy.optimize import least_squares
 from curves.anchors import normalise_rows
 from curves.band import covariance, sigma_points
 from curves.model import MODEL_TEXT, THETA_NAMES, curve_pct
-from curves.repeats import TREND_ALPHA, between_run, standard_error_pp, trend_p_value
+from curves.repeats import (
+    TREND_ALPHA,
+    between_run,
+    standard_error_pp,
+    trend_p_value,
+    trend_p_value_unknown_scale,
+)
 
-CODE_VERSION = "quantjoule-curves-fit/5"
+CODE_VERSION = "quantjoule-curves-fit/6"
 # The condition every anchor measured (published and the project's own): what the grader compares like with.
 REFERENCE_CONDITION = {"batch_size": 1, "generation_tokens": 256}
 WEIGHTING = "inverse variance: 1 / (se^2 + tau^2), se from each run's own t interval, tau between runs"
@@ -168,16 +174,24 @@ def fit_points(
     }
 
 
-def fit_with_trend(n_b: np.ndarray, y: np.ndarray, precision: str, settings: dict, sd: np.ndarray) -> tuple:
+def fit_with_trend(n_b: np.ndarray, y: np.ndarray, precision: str, settings: dict, sd: np.ndarray,
+                   scatter_known: bool = True) -> tuple:
     """(fit, trend) for weighted points: the curve is kept only when its drop in chi^2 from a flat line
     (the weighted mean) is significant at TREND_ALPHA; otherwise the flat line is the fit, so no
-    crossover shape is drawn that the data do not support."""
+    crossover shape is drawn that the data do not support. Without repeats (`scatter_known` False) the
+    runs' own intervals understate their scatter, so the drop is judged against the residuals (F test)."""
     res = fit_points(n_b, y, precision, settings, sd)
     flat_theta = np.array([_mean(y, sd), 0.0, math.log(float(np.median(n_b)))])
     chi2_flat = float(np.sum(_residuals(flat_theta, n_b, y, sd) ** 2))
-    p = trend_p_value(chi2_flat, res["rss"], sum(_free_mask(res)) - 1)
+    free = sum(_free_mask(res))
+    if scatter_known:
+        test = "chi-square drop, flat line vs curve"
+        p = trend_p_value(chi2_flat, res["rss"], free - 1)
+    else:
+        test = "F test of the chi-square drop against the residuals (no repeats: scatter unknown)"
+        p = trend_p_value_unknown_scale(chi2_flat, res["rss"], free - 1, len(y) - free)
     supported = p is not None and p <= TREND_ALPHA
-    trend = {"test": "chi-square drop, flat line vs curve", "alpha": TREND_ALPHA,
+    trend = {"test": test, "alpha": TREND_ALPHA,
              "p_value": None if p is None else p, "supported": supported,
              "model": "curve" if supported else "flat"}
     if not supported:
@@ -233,20 +247,22 @@ def fit_group(points: list[dict], precision: str, settings: dict, *, loo: bool =
     if sd is None:
         res = fit_points(n_b, y, precision, settings)
     else:
-        res, trend = fit_with_trend(n_b, y, precision, settings, sd)
+        known = between["tau_pp"] is not None
+        res, trend = fit_with_trend(n_b, y, precision, settings, sd, known)
     theta = res["theta"]
     resid = _residuals(theta, n_b, y)
     free = _free_mask(res)
     dof = len(points) - sum(free)
     loo_rmse = None
-    if loo and len(points) - 1 >= settings["min_points"]:
+    least = settings["min_points"] if sd is None else settings["min_points_weighted"]
+    if loo and len(points) - 1 >= least:
         errs = []
         for i in range(len(points)):
             keep = np.arange(len(points)) != i
             if sd is None:
                 t = fit_points(n_b[keep], y[keep], precision, settings)["theta"]
             else:
-                t = fit_with_trend(n_b[keep], y[keep], precision, settings, sd[keep])[0]["theta"]
+                t = fit_with_trend(n_b[keep], y[keep], precision, settings, sd[keep], known)[0]["theta"]
             errs.append(curve_pct(n_b[i], t[0], t[1], math.exp(t[2])) - y[i])
         loo_rmse = math.sqrt(float(np.mean(np.square(errs))))
     return {

@@ -115,7 +115,7 @@ def order_rows(candidates: list[dict]) -> list[dict]:
 
 
 def build_csv(
-    folder: Path, source: str, backend: str = "eager", root: Path = ROOT, pattern: str = "*/energy-*.json"
+    folder: Path, source: str, backend: str = "eager", root: Path = ROOT, pattern: str = "*/energy*.json"
 ) -> tuple[str, list]:
     """(CSV text, [(report path, why skipped)]) from the reports under `folder` matching `pattern`."""
     candidates, skipped = [], []
@@ -141,7 +141,7 @@ def build_csv(
 @click.command()
 @click.option("--reports", "folder", default="measurements/hopper-campaign", show_default=True,
               type=click.Path(file_okay=False, path_type=Path), help="Folder of measured reports.")
-@click.option("--pattern", default="*/energy-*.json", show_default=True, help="Reports under --reports.")
+@click.option("--pattern", default="*/energy*.json", show_default=True, help="Reports under --reports.")
 @click.option("--source", default="quantjoule-hopper", show_default=True, help="Source label of the rows.")
 @click.option("--out", "out_path", default="reference/anchors-quantjoule-hopper.csv", show_default=True,
               type=click.Path(dir_okay=False, path_type=Path), help="CSV to write.")

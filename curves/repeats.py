@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import chi2, t
+from scipy.stats import chi2, f, t
 
 TREND_ALPHA = 0.05
 
@@ -62,3 +62,14 @@ def trend_p_value(chi2_flat: float, chi2_curve: float, extra_params: int) -> flo
     if extra_params < 1:
         return None
     return float(chi2.sf(max(0.0, chi2_flat - chi2_curve), extra_params))
+
+
+def trend_p_value_unknown_scale(chi2_flat: float, chi2_curve: float, extra_params: int,
+                                resid_dof: int) -> float | None:
+    """p of the same drop when the runs' scatter is not known (no repeats, so no tau): the F ratio of
+    the drop per extra parameter to the curve's residual chi^2 per dof, which scales the variances by
+    what the residuals show; None without an extra parameter or a residual dof."""
+    if extra_params < 1 or resid_dof < 1 or chi2_curve <= 0:
+        return None if extra_params < 1 or resid_dof < 1 else 0.0
+    ratio = (max(0.0, chi2_flat - chi2_curve) / extra_params) / (chi2_curve / resid_dof)
+    return float(f.sf(ratio, extra_params, resid_dof))

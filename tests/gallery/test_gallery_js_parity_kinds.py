@@ -50,7 +50,8 @@ def _real_reports() -> list[str]:
     paths = sorted((ROOT / "measurements").rglob("energy*.json"))
     paths += sorted((ROOT / "measurements").glob("*/*.json"))
     paths += sorted((ROOT / "benchmarks" / "results").rglob("energy-*.json"))
-    return [p.read_text(encoding="utf-8") for p in dict.fromkeys(paths) if "campaign.json" not in p.name]
+    texts = [p.read_text(encoding="utf-8") for p in dict.fromkeys(paths) if "campaign.json" not in p.name]
+    return [t for t in texts if '"schema_version"' in t]  # reports only, not the analyses stored beside them
 
 
 def _held_corpus() -> list[str]:
