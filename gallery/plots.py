@@ -16,6 +16,10 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 # Okabe-Ito colours: distinguishable under the common colour-vision deficiencies, similar visual weight.
 COLOURS = {"confirmation": "#0072b2", "contradiction": "#d55e00", "ungraded": "#999999"}
 ANCHOR_COLOUR = "#222222"
+# Each backend's curve, band and anchors in a colour of its own (never a verdict colour): eager and CUDA
+# graphs differ in sign on Hopper, so the two must never read as one curve.
+BACKEND_STYLE = {"eager": ("#08306b", "#9ecae1", "-", "eager"),
+                 "static": ("#1b7837", "#a6dba0", "-.", "CUDA-graph")}
 MARKER_AREA_PT2 = 42  # one size for every replication marker: equal prominence is a rule
 FIG_SIZE_IN = (8.0, 5.8)
 DPI = 100
@@ -227,11 +231,12 @@ def _size_axis(ax, x_range) -> None:
     ax.xaxis.set_minor_formatter(NullFormatter())
 
 
-def _curve_label(curve: dict) -> str:
+def _curve_label(curve: dict, name_backend: bool = False) -> str:
     borrowed, source = curve["borrowed_from"], curve.get("source")
+    kind = f"{BACKEND_STYLE[curve['backend']][3]} curve" if name_backend else "fitted curve"
     if borrowed:
         return f"borrowed curve: {borrowed}'s fit"
-    return f"fitted curve: {source}, {curve['weights']}" if source else "fitted curve"
+    return f"{kind}: {source}, {curve['weights']}" if source else kind
 
 
 def _draw(spec: dict) -> Figure:
@@ -245,13 +250,16 @@ def _draw(spec: dict) -> Figure:
     ax.axhline(0.0, color="#555555", linewidth=0.8, zorder=1)
     ax.grid(True, which="major", color="#e6e6e6", linewidth=0.6, zorder=0)
     curve_handles, seen_random_anchor = [], False
+    several = len({c["backend"] for c in spec["curves"]}) > 1
     for curve in spec["curves"]:
-        style = "--" if curve["borrowed_from"] else "-"
-        ax.fill_between(curve["x"], curve["low"], curve["high"], color="#9ecae1", alpha=0.35, linewidth=0,
+        colour, band, line, _name = BACKEND_STYLE.get(curve["backend"], BACKEND_STYLE["eager"])
+        style = "--" if curve["borrowed_from"] else line
+        anchor_colour = colour if curve["backend"] != "eager" else ANCHOR_COLOUR
+        ax.fill_between(curve["x"], curve["low"], curve["high"], color=band, alpha=0.35, linewidth=0,
                         zorder=2)
-        ax.plot(curve["x"], curve["mean"], style, color="#08306b", linewidth=1.6, zorder=3)
-        curve_handles.append(Line2D([], [], color="#08306b", linewidth=1.6, linestyle=style,
-                                    label=_curve_label(curve)))
+        ax.plot(curve["x"], curve["mean"], style, color=colour, linewidth=1.6, zorder=3)
+        curve_handles.append(Line2D([], [], color=colour, linewidth=1.6, linestyle=style,
+                                    label=_curve_label(curve, several)))
         if curve["crossover_b"]:
             cross = curve["crossover_b"]
             ax.axvline(cross, color="#08306b", linestyle=":", linewidth=0.9, zorder=2)
@@ -262,7 +270,7 @@ def _draw(spec: dict) -> Figure:
                         fontsize=8, color="#08306b", ha="left", va="top", zorder=6,
                         bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "none",
                               "alpha": 0.85})
-        for n_min, face in ((2, ANCHOR_COLOUR), (1, "white")):
+        for n_min, face in ((2, anchor_colour), (1, "white")):
             for random_init in (False, True):
                 chosen = [a for a in curve["anchors"] if (a["n_trials"] >= 2) == (n_min == 2)
                           and bool(a.get("random_init")) == random_init]
@@ -271,7 +279,7 @@ def _draw(spec: dict) -> Figure:
                     # Random-init anchors: diamonds, so they never read as the published squares.
                     ax.scatter(
                         [a["params_b"] for a in chosen], [a["delta_e_pct"] for a in chosen],
-                        marker="D" if random_init else "s", s=30, facecolors=face, edgecolors=ANCHOR_COLOUR,
+                        marker="D" if random_init else "s", s=30, facecolors=face, edgecolors=anchor_colour,
                         linewidths=1.1, zorder=4,
                     )
     for label in ("confirmation", "contradiction", "ungraded"):

@@ -153,26 +153,33 @@ def test_random_init_and_legacy_points_have_their_own_edges(model):
     assert (False, 0.6) in styles, "pretrained v2 points: thin edge"
 
 
-def test_hopper_curve_is_its_own_with_random_init_anchors_marked(model):
+def test_hopper_curves_are_its_own_with_random_init_anchors_marked_and_backends_apart(model):
     spec = _spec(model, "hopper-NF4")
-    [curve] = spec["curves"]
-    assert curve["borrowed_from"] is None and curve["source"] == "quantjoule-hopper"
-    assert curve["anchors"] and all(a["random_init"] for a in curve["anchors"])
+    by_backend = {c["backend"]: c for c in spec["curves"]}
+    assert sorted(by_backend) == ["eager", "static"]  # eager and CUDA graphs, drawn side by side
+    for curve in spec["curves"]:
+        assert curve["borrowed_from"] is None and curve["source"] == "quantjoule-hopper"
+        assert curve["anchors"] and all(a["random_init"] for a in curve["anchors"])
     ax = plots._draw(spec).axes[0]
     fitted = [line for line in ax.get_lines() if len(line.get_xdata()) == plots.GRID_POINTS]
-    assert [line.get_linestyle() for line in fitted] == ["-"]
+    styles = {(line.get_linestyle(), to_hex(line.get_color())) for line in fitted}
+    assert styles == {("-", plots.BACKEND_STYLE["eager"][0]), ("-.", plots.BACKEND_STYLE["static"][0])}
     legend = [t.get_text() for t in ax.figure.legends[0].get_texts()]
-    assert "fitted curve: quantjoule-hopper, random-init" in legend
+    assert "eager curve: quantjoule-hopper, random-init" in legend
+    assert "CUDA-graph curve: quantjoule-hopper, random-init" in legend
     assert not any("borrowed" in t for t in legend)
-    diamonds = [c for c in ax.collections if isinstance(c, PathCollection) and len(c.get_offsets())
-                and to_hex(c.get_edgecolors()[0]) == plots.ANCHOR_COLOUR]
-    assert sum(len(c.get_offsets()) for c in diamonds) == len(curve["anchors"])
+    for backend, colour in (("eager", plots.ANCHOR_COLOUR), ("static", plots.BACKEND_STYLE["static"][0])):
+        marked = [c for c in ax.collections if isinstance(c, PathCollection) and len(c.get_offsets())
+                  and to_hex(c.get_edgecolors()[0]) == colour]
+        assert sum(len(c.get_offsets()) for c in marked) == len(by_backend[backend]["anchors"]), backend
     own = plots._draw(_spec(model, "ada-NF4"))
+    # one backend on a plot: the label stays as it was (no backend named), in the eager colour
     assert "fitted curve" in [t.get_text() for t in own.legends[0].get_texts()]  # the published source
 
 
 def test_borrowed_curve_is_dashed_and_labelled(model):
     spec = copy.deepcopy(_spec(model, "hopper-NF4"))
+    spec["curves"] = [c for c in spec["curves"] if c["backend"] == "eager"]
     spec["curves"][0].update(borrowed_from="ampere", source=None)  # what a borrowed group's spec holds
     ax = plots._draw(spec).axes[0]
     fitted = [line for line in ax.get_lines() if len(line.get_xdata()) == plots.GRID_POINTS]
