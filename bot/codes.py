@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from schema.codes import Code
-from schema.problem import Problem
+from schema.problem import Problem, problem_in
 
 CODES: tuple[Code, ...] = (
     Code(
@@ -151,15 +151,12 @@ CODES: tuple[Code, ...] = (
     ),
 )
 
-_BY_CODE = {c.code: c for c in CODES}
-
 
 def codes() -> tuple[Code, ...]:
     """The intake and filing codes owned here, in order."""
     return CODES
 
 
-def problem(code: str, message: str, path: str = "") -> Problem:
+def problem(code: str, message: str, path: str = "", hint: str | None = None) -> Problem:
     """A Problem for the registered bot code `code` (its severity and hint come from the registry)."""
-    c = _BY_CODE[code]
-    return Problem(code=c.code, severity=c.severity, path=path, message=message, hint=c.hint)
+    return problem_in(CODES, code, message, path, hint)

@@ -43,10 +43,11 @@ def coarse_energy_problems(report: dict) -> list[Problem]:
             continue
         low, high = delta_window(q, f, limits.half_unit(results[energy]), limits.half_unit(results[baseline]))
         if high - low > limits.MAX_DELTA_E_ROUNDING_PP:
-            found.append(problem("QJ219", f"/results/{delta}",
+            found.append(problem("QJ219",
                                  f"{energy} {results[energy]!r} and {baseline} {results[baseline]!r} "
                                  f"allow {delta} anywhere from {low:.2f} % to {high:.2f} %; at most "
-                                 f"{limits.MAX_DELTA_E_ROUNDING_PP:g} pp of rounding is accepted"))
+                                 f"{limits.MAX_DELTA_E_ROUNDING_PP:g} pp of rounding is accepted",
+                                 f"/results/{delta}"))
     return found
 
 
@@ -60,24 +61,25 @@ def legacy_evidence_problems(report: dict) -> list[Problem]:
     found = []
     rate = num(obj(report, "measurement"), "sample_rate_hz")
     if rate is None or rate <= 0:
-        found.append(problem("QJ220", "/measurement/sample_rate_hz",
+        found.append(problem("QJ220",
                              "a measured report sampled the power: measurement.sample_rate_hz must be "
-                             "above 0"))
+                             "above 0", "/measurement/sample_rate_hz"))
     software = obj(report, "software")
     torch = text(obj(software, "packages"), "torch").strip()
     driver = text(software, "nvidia_driver").strip()
     if not torch or not driver:
-        found.append(problem("QJ220", "/software",
+        found.append(problem("QJ220",
                              "a measured report names the software it ran on: software.packages.torch and "
-                             "software.nvidia_driver"))
+                             "software.nvidia_driver", "/software"))
     power, tput = num(results, "avg_power_watts"), num(results, "throughput_tokens_per_s")
     total, tokens = num(results, "total_energy_joules"), num(results, "tokens_generated")
     if power and tput and total and tokens and min(power, tput, total, tokens) > 0:
         implied = power * tokens / tput  # the run lasted tokens / throughput seconds at this power
         if abs(implied - total) > limits.POWER_TIME_REL * total:
-            found.append(problem("QJ205", "/results/avg_power_watts",
+            found.append(problem("QJ205",
                                  f"avg_power_watts x tokens_generated / throughput_tokens_per_s is "
-                                 f"{implied:.4g} J but total_energy_joules is {total:g} J"))
+                                 f"{implied:.4g} J but total_energy_joules is {total:g} J",
+                                 "/results/avg_power_watts"))
     return found
 
 
@@ -103,10 +105,11 @@ def timestamp_problems(report: dict, now: str | None = None) -> list[Problem]:
     stamp = parse_timestamp(value)
     shown = value if len(value) <= 40 else value[:37] + "..."
     if stamp is None:
-        return [problem("QJ221", "/timestamp_utc", f"timestamp_utc {shown!r} is not a valid UTC date and "
-                                                   "time")]
+        return [problem("QJ221", f"timestamp_utc {shown!r} is not a valid UTC date and "
+                                 "time", "/timestamp_utc")]
     when = parse_timestamp(now) if isinstance(now, str) else None
     if when is not None and (stamp - when).total_seconds() > limits.FUTURE_SKEW_S:
-        return [problem("QJ221", "/timestamp_utc", f"timestamp_utc {shown} is after the submission "
-                                                   f"({now}); a run cannot finish after it is submitted")]
+        return [problem("QJ221", f"timestamp_utc {shown} is after the submission "
+                                 f"({now}); a run cannot finish after it is submitted",
+                                 "/timestamp_utc")]
     return []

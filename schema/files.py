@@ -13,16 +13,16 @@ def read_bytes(path: str | Path) -> tuple[bytes | None, list[Problem]]:
     target = Path(path)
     try:
         if target.is_dir():
-            return None, [problem("QJ011", "", f"{target} is a directory, not a file")]
+            return None, [problem("QJ011", f"{target} is a directory, not a file")]
         with target.open("rb") as handle:
             # One byte over the limit is enough to say "too large" without reading a huge file.
             return handle.read(MAX_REPORT_BYTES + 1), []
     except FileNotFoundError:
-        return None, [problem("QJ011", "", f"{target} does not exist")]
+        return None, [problem("QJ011", f"{target} does not exist")]
     except PermissionError:
-        return None, [problem("QJ011", "", f"{target} is not readable (permission denied)")]
+        return None, [problem("QJ011", f"{target} is not readable (permission denied)")]
     except OSError as exc:
-        return None, [problem("QJ011", "", f"{target} cannot be read: {exc.strerror or exc}")]
+        return None, [problem("QJ011", f"{target} cannot be read: {exc.strerror or exc}")]
 
 
 def read_report_file(path: str | Path) -> tuple[dict | None, list[Problem]]:

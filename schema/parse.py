@@ -49,13 +49,13 @@ def _scan(text: str, max_depth: int = MAX_DEPTH) -> Problem | None:
             depth += 1
             if depth > max_depth:
                 line, col = _line_col(text, match.start())
-                return problem("QJ007", "", f"nesting deeper than {max_depth} levels at line {line} "
-                                            f"column {col}")
+                return problem("QJ007", f"nesting deeper than {max_depth} levels at line {line} "
+                                        f"column {col}")
         elif token in ("]", "}"):
             depth -= 1
         elif token in ("NaN", "Infinity"):
             line, col = _line_col(text, match.start())
-            return problem("QJ004", "", f"{token} literal at line {line} column {col}")
+            return problem("QJ004", f"{token} literal at line {line} column {col}")
     return None
 
 
@@ -64,18 +64,18 @@ def _decode(data, max_bytes: int = MAX_REPORT_BYTES) -> tuple[str | None, Proble
         try:
             raw = data.encode("utf-8")
         except UnicodeEncodeError as exc:
-            return None, problem("QJ003", "", f"text contains an unpaired surrogate at character {exc.start}")
+            return None, problem("QJ003", f"text contains an unpaired surrogate at character {exc.start}")
     elif isinstance(data, (bytes, bytearray, memoryview)):
         raw = bytes(data)
     else:
-        return None, problem("QJ005", "", f"expected report text or bytes, got {type(data).__name__}")
+        return None, problem("QJ005", f"expected report text or bytes, got {type(data).__name__}")
     if len(raw) > max_bytes:
         message = f"report is at least {len(raw):,} bytes; the limit is {max_bytes:,}"
-        return None, problem("QJ002", "", message)
+        return None, problem("QJ002", message)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return None, problem("QJ003", "", f"byte {exc.start} (0x{raw[exc.start]:02x}) is not valid UTF-8")
+        return None, problem("QJ003", f"byte {exc.start} (0x{raw[exc.start]:02x}) is not valid UTF-8")
     # Editors on some systems prepend a byte-order mark; it carries no content.
     return text.removeprefix("\ufeff"), None
 
@@ -143,14 +143,14 @@ def _duplicate_paths(doc, duplicates: list[tuple[int, str]]) -> list[str]:
 def version_problems(report: dict) -> list[Problem]:
     """QJ009/QJ010 for a missing, mistyped or unknown schema_version; [] when it is readable."""
     if "schema_version" not in report:
-        return [problem("QJ009", "/schema_version", "schema_version is missing")]
+        return [problem("QJ009", "schema_version is missing", "/schema_version")]
     version = report["schema_version"]
     if not isinstance(version, str):
-        return [problem("QJ009", "/schema_version", f"schema_version is a {type(version).__name__}, "
-                                                    "not a string")]
+        return [problem("QJ009", f"schema_version is a {type(version).__name__}, "
+                                 "not a string", "/schema_version")]
     if version not in KNOWN_VERSIONS:
         shown = version if len(version) <= 60 else version[:57] + "..."
-        return [problem("QJ010", "/schema_version", f"schema_version {shown!r} is not one this tool reads")]
+        return [problem("QJ010", f"schema_version {shown!r} is not one this tool reads", "/schema_version")]
     return []
 
 
@@ -161,11 +161,12 @@ def _number_problem(value, where: tuple) -> Problem | None:
     if isinstance(value, int) and abs(value) > MAX_SAFE_INTEGER:
         digits = len(str(abs(value))) if abs(value) < 10**60 else None
         size = f"an integer of {digits} digits" if digits else "an integer of more than 60 digits"
-        return problem("QJ012", path, f"{path or 'the value'} is {size}, beyond +/-{MAX_SAFE_INTEGER:,} "
-                                      "(2^53 - 1), the largest a browser reads exactly")
+        return problem("QJ012", f"{path or 'the value'} is {size}, beyond +/-{MAX_SAFE_INTEGER:,} "
+                                "(2^53 - 1), the largest a browser reads exactly",
+                                path)
     if isinstance(value, float) and value != 0.0 and abs(value) < SMALLEST_NORMAL:
-        return problem("QJ012", path, f"{path or 'the value'} is {value!r}, a subnormal number below "
-                                      f"{SMALLEST_NORMAL!r}")
+        return problem("QJ012", f"{path or 'the value'} is {value!r}, a subnormal number below "
+                                f"{SMALLEST_NORMAL!r}", path)
     return None
 
 
@@ -220,14 +221,15 @@ def unsafe_values(doc) -> list[Problem]:
     if surrogates:
         where, holder = min(surrogates)
         code = ord(_SURROGATE.search(holder)[0])
-        return [problem("QJ003", "", f"a \\u escape decodes to an unpaired surrogate (U+{code:04X}) at "
-                                     f"{where or 'the top level'}; such text is not UTF-8")]
+        return [problem("QJ003", f"a \\u escape decodes to an unpaired surrogate (U+{code:04X}) at "
+                                 f"{where or 'the top level'}; such text is not UTF-8")]
     numbers.sort(key=lambda p: p.path)
     if len(numbers) > MAX_LISTED:
         rest = len(numbers) - MAX_LISTED + 1
         last = numbers[MAX_LISTED - 1]
-        numbers = numbers[: MAX_LISTED - 1] + [problem("QJ012", last.path, f"{last.message}; and {rest - 1} "
-                                                                           "more such numbers")]
+        numbers = numbers[: MAX_LISTED - 1] + [problem("QJ012", f"{last.message}; and {rest - 1} "
+                                                                "more such numbers",
+                                                                last.path)]
     return numbers
 
 
@@ -240,7 +242,7 @@ def read_json_text(data, max_bytes: int = MAX_REPORT_BYTES,
     if failure:
         return None, [failure]
     if not text.strip():
-        return None, [problem("QJ001", "", "the report is empty")]
+        return None, [problem("QJ001", "the report is empty")]
     # Most texts are well formed: parse first (the C parser), and scan tokens only when something is off,
     # which gives the same answers in the same order as scanning first (a text that parses has no bare
     # NaN/Infinity, and its nesting is the depth of what it parsed to).
@@ -254,17 +256,18 @@ def read_json_text(data, max_bytes: int = MAX_REPORT_BYTES,
         try:
             doc, duplicates = _loads(text)
         except json.JSONDecodeError as exc:
-            return None, [problem("QJ005", "", f"{exc.msg} (line {exc.lineno}, column {exc.colno})")]
+            return None, [problem("QJ005", f"{exc.msg} (line {exc.lineno}, column {exc.colno})")]
         except (ValueError, _BareConstant, RecursionError) as exc:
             # e.g. an integer literal longer than Python's int-conversion limit
-            return None, [problem("QJ005", "", f"cannot read a value: {str(exc)[:120]}")]
+            return None, [problem("QJ005", f"cannot read a value: {str(exc)[:120]}")]
     if not isinstance(doc, dict):
         kinds = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
         kind = kinds.get(type(doc), "a number")
-        return None, [problem("QJ008", "", f"the top level is {kind}, not an object")]
+        return None, [problem("QJ008", f"the top level is {kind}, not an object")]
     if duplicates:
-        return None, [problem("QJ006", path, f"key {path.rsplit('/', 1)[-1]!r} appears more than once "
-                                             f"in {path.rsplit('/', 1)[0] or 'the top-level object'}")
+        return None, [problem("QJ006", f"key {path.rsplit('/', 1)[-1]!r} appears more than once "
+                                       f"in {path.rsplit('/', 1)[0] or 'the top-level object'}",
+                                       path)
                       for path in _duplicate_paths(doc, duplicates)]
     unsafe = unsafe_values(doc)
     if unsafe:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from schema.codes import get
+from schema.codes import Code, codes, lookup
 
 
 @dataclass(frozen=True)
@@ -19,11 +19,19 @@ class Problem:
         return asdict(self)
 
 
-def problem(code: str, path: str, message: str, hint: str | None = None) -> Problem:
-    """A Problem with the registered severity of `code` and its registered hint unless one is given."""
-    registered = get(code)
+def problem_in(
+    registry: tuple[Code, ...], code: str, message: str, path: str = "", hint: str | None = None
+) -> Problem:
+    """A Problem for `code` of one package's registry: its registered severity, the message on one line,
+    and its registered hint unless one is given. Each package's `problem` is this over its own codes."""
+    registered = lookup(registry, code)
     one_line = " ".join(message.split())
     return Problem(code, registered.severity, path, one_line, hint or registered.hint)
+
+
+def problem(code: str, message: str, path: str = "", hint: str | None = None) -> Problem:
+    """A Problem for a report code (QJ0xx-QJ2xx); `path` is a JSON pointer, "" for the whole report."""
+    return problem_in(codes(), code, message, path, hint)
 
 
 def pointer(parts) -> str:

@@ -130,8 +130,9 @@ def summary_problems(path: str, summary, deltas: list[tuple[int, float, float]])
     if not deltas:
         return []
     if not isinstance(summary, dict):
-        return [problem("QJ213", path, f"{path.rsplit('/', 1)[-1]} is missing, but the trials give "
-                                       f"{len(deltas)} paired blocks to summarise")]
+        return [problem("QJ213", f"{path.rsplit('/', 1)[-1]} is missing, but the trials give "
+                                 f"{len(deltas)} paired blocks to summarise",
+                                 path)]
     values = [d for _, d, _ in deltas]
     moves = [m for _, _, m in deltas]
     n = len(values)
@@ -154,12 +155,13 @@ def summary_problems(path: str, summary, deltas: list[tuple[int, float, float]])
         reported = summary.get(key)
         where = f"{path}/{key}"
         if reported is None or num(summary, key) is None:
-            found.append(problem("QJ213", where, f"{key} is missing, but the trials give {value:.4g}"))
+            found.append(problem("QJ213", f"{key} is missing, but the trials give {value:.4g}", where))
             continue
         slack = tol + limits.half_unit(reported) + limits.STATS_SLACK_REL * abs(value) + 1e-9
         if abs(num(summary, key) - value) > slack:
-            found.append(problem("QJ213", where, f"{key} is {num(summary, key):g} but the paired trials give "
-                                                 f"{value:.4g} (rounding allows {slack:.2g})"))
+            found.append(problem("QJ213", f"{key} is {num(summary, key):g} but the paired trials give "
+                                          f"{value:.4g} (rounding allows {slack:.2g})",
+                                          where))
     return found
 
 
@@ -186,22 +188,25 @@ def _phases_problems(report: dict, precision: str) -> list[Problem]:
     if stored is not None or listed is not None:
         deltas = block_deltas(report, precision, "reconstructed")
         if deltas is None:
-            return [problem("QJ213", "/phases/reconstructed_delta_e_pct",
+            return [problem("QJ213",
                             "the reconstructed dE% cannot be recomputed: the report lacks the block and "
-                            "generation lengths or the arms' prefill_energy_j")]
+                            "generation lengths or the arms' prefill_energy_j",
+                            "/phases/reconstructed_delta_e_pct")]
         if stored is not None:
             found += summary_problems("/phases/reconstructed_delta_e_pct", stored, deltas)
         if isinstance(listed, list):
             if len(listed) != len(deltas):
-                found.append(problem("QJ213", "/phases/per_block_reconstructed_delta_e_pct",
-                                     f"{len(listed)} values but the trials hold {len(deltas)} paired blocks"))
+                found.append(problem("QJ213",
+                                     f"{len(listed)} values but the trials hold {len(deltas)} paired blocks",
+                                     "/phases/per_block_reconstructed_delta_e_pct"))
             else:
                 for i, (value, (_, nominal, move)) in enumerate(zip(listed, deltas, strict=True)):
                     if not isinstance(value, (int, float)) or isinstance(value, bool) or abs(
                             value - nominal) > move + limits.half_unit(value) + limits.STATS_SLACK_REL * abs(
                             nominal) + 1e-9:
-                        found.append(problem("QJ213", f"/phases/per_block_reconstructed_delta_e_pct/{i}",
-                                             f"block value {value!r} but the trials give {nominal:.4g}"))
+                        found.append(problem("QJ213",
+                                             f"block value {value!r} but the trials give {nominal:.4g}",
+                                             f"/phases/per_block_reconstructed_delta_e_pct/{i}"))
                         break
     found += _direct_problems(phases, precision)
     return found
@@ -216,15 +221,17 @@ def _direct_problems(phases: dict, precision: str) -> list[Problem]:
     q_block, f_block = obj(direct, precision), obj(direct, "FP16")
     q, f = num(q_block, "energy_per_token_mj"), num(f_block, "energy_per_token_mj")
     if q is None or f is None or f <= 0 or num(phases, "direct_check_delta_e_pct") is None:
-        return [problem("QJ213", "/phases/direct_check_delta_e_pct",
-                        "the direct-check dE% has no direct_check energies of both arms to check it by")]
+        return [problem("QJ213",
+                        "the direct-check dE% has no direct_check energies of both arms to check it by",
+                        "/phases/direct_check_delta_e_pct")]
     dq = limits.half_unit(q_block["energy_per_token_mj"])
     df = limits.half_unit(f_block["energy_per_token_mj"])
     low, high = ((q - dq) / (f + df) - 1) * 100, ((q + dq) / max(f - df, 1e-300) - 1) * 100
     value = num(phases, "direct_check_delta_e_pct")
     slack = limits.half_unit(stored) + limits.STATS_SLACK_REL * abs(value) + 1e-9
     if not limits.intervals_meet(value, value, low, high, slack):
-        return [problem("QJ213", "/phases/direct_check_delta_e_pct",
+        return [problem("QJ213",
                         f"direct_check_delta_e_pct is {value:g} but the direct energies give "
-                        f"{(q / f - 1) * 100:.4g}")]
+                        f"{(q / f - 1) * 100:.4g}",
+                        "/phases/direct_check_delta_e_pct")]
     return []

@@ -63,20 +63,23 @@ def source_problems(report: dict) -> list[Problem]:
     path = "/measurement_source"
     if basis == "measured":
         if source in NOT_MEASURED_SOURCES_V2 if v2 else _NOT_MEASURED_WORDS.search(skeleton(source)):
-            return [problem("QJ202", path, f"measurement_source {source[:80]!r} is not a measurement, "
-                                           "yet results.basis is 'measured'")]
+            return [problem("QJ202", f"measurement_source {source[:80]!r} is not a measurement, "
+                                     "yet results.basis is 'measured'",
+                                     path)]
         if not nvml:
-            return [problem("QJ201", path, f"results.basis is 'measured' but measurement_source "
-                                           f"{source[:80]!r} is not an NVML source" if source else
-                            "results.basis is 'measured' but measurement_source is missing")]
+            return [problem("QJ201", f"results.basis is 'measured' but measurement_source "
+                                     f"{source[:80]!r} is not an NVML source" if source else
+                      "results.basis is 'measured' but measurement_source is missing",
+                                     path)]
         for where, note in (("/results/note", text(results, "note")),
                             ("/measurement/method", text(obj(report, "measurement"), "method"))):
             if _DISOWNING_NOTE.search(skeleton(note)):
-                return [problem("QJ202", where, "the text says the values are not a real measurement, "
-                                                "yet results.basis is 'measured'")]
+                return [problem("QJ202", "the text says the values are not a real measurement, "
+                                         "yet results.basis is 'measured'",
+                                         where)]
     elif basis in ("interpolated", "extrapolated") and nvml:
-        return [problem("QJ201", path, f"results.basis is {basis!r} but measurement_source {source!r} "
-                                       "says it was measured on this GPU")]
+        return [problem("QJ201", f"results.basis is {basis!r} but measurement_source {source!r} "
+                                 "says it was measured on this GPU", path)]
     return []
 
 
@@ -89,9 +92,9 @@ def _delta_e(results: dict, energy: str, baseline: str, delta: str, problems: li
     high = ((q + dq) / max(f - df, 1e-300) - 1) * 100
     if not limits.intervals_meet(d - dd, d + dd, low, high, limits.DELTA_E_SLACK_PP):
         computed = (q / f - 1) * 100
-        problems.append(problem("QJ203", f"/results/{delta}",
+        problems.append(problem("QJ203",
                                 f"{delta} is {d:g} but ({energy} - {baseline}) / {baseline} gives "
-                                f"{computed:.2f} %"))
+                                f"{computed:.2f} %", f"/results/{delta}"))
 
 
 def arithmetic_problems(report: dict) -> list[Problem]:
@@ -107,21 +110,24 @@ def arithmetic_problems(report: dict) -> list[Problem]:
         spread = limits.half_unit(results["total_energy_joules"]) / tokens * 1000
         slack = limits.RATIO_SLACK * computed + limits.half_unit(results["energy_per_token_mj"]) + spread
         if abs(per_token - computed) > slack:
-            found.append(problem("QJ204", "/results/energy_per_token_mj",
+            found.append(problem("QJ204",
                                  f"energy_per_token_mj is {per_token:g} but total_energy_joules / "
-                                 f"tokens_generated * 1000 is {computed:.4g}"))
+                                 f"tokens_generated * 1000 is {computed:.4g}",
+                                 "/results/energy_per_token_mj"))
     power, duration = num(results, "avg_power_watts"), num(results, "duration_s")
     if power and duration and total and abs(power * duration - total) > limits.POWER_TIME_REL * total:
-        found.append(problem("QJ205", "/results/avg_power_watts",
+        found.append(problem("QJ205",
                              f"avg_power_watts x duration_s is {power * duration:.4g} J but "
-                             f"total_energy_joules is {total:g} J"))
+                             f"total_energy_joules is {total:g} J",
+                             "/results/avg_power_watts"))
     throughput = num(results, "throughput_tokens_per_s")
     if power and throughput and per_token and min(power, throughput, per_token) > 0:
         implied = power / throughput * 1000
         if abs(implied - per_token) > limits.POWER_THROUGHPUT_REL * per_token:
-            found.append(problem("QJ209", "/results/avg_power_watts",
+            found.append(problem("QJ209",
                                  f"avg_power_watts / throughput_tokens_per_s gives {implied:.4g} mJ per "
-                                 f"token but energy_per_token_mj is {per_token:g}"))
+                                 f"token but energy_per_token_mj is {per_token:g}",
+                                 "/results/avg_power_watts"))
     return found
 
 
@@ -141,23 +147,26 @@ def value_problems(report: dict) -> list[Problem]:
     for key in _POSITIVE_FIELDS:
         value = num(results, key)
         if value is not None and value <= 0:
-            found.append(problem("QJ207", f"/results/{key}", f"{key} is {value:g}; it must be above 0"))
+            found.append(problem("QJ207", f"{key} is {value:g}; it must be above 0", f"/results/{key}"))
     params = num(workload, "params_b")
     if params is not None and params <= 0:
-        found.append(problem("QJ207", "/workload/params_b", f"params_b is {params:g}; it must be above 0"))
+        found.append(problem("QJ207", f"params_b is {params:g}; it must be above 0", "/workload/params_b"))
     elif params is not None and params > limits.MAX_PARAMS_B:
-        found.append(problem("QJ208", "/workload/params_b", f"params_b is {params:g} billion; above the "
-                                                            f"plausible {limits.MAX_PARAMS_B:g}"))
+        found.append(problem("QJ208", f"params_b is {params:g} billion; above the "
+                                      f"plausible {limits.MAX_PARAMS_B:g}",
+                                      "/workload/params_b"))
     power, cap = num(results, "avg_power_watts"), power_cap_w(report)
     if power is not None and power > cap:
-        found.append(problem("QJ208", "/results/avg_power_watts",
-                             f"avg_power_watts is {power:g} W, above the plausible {cap:g} W for this GPU"))
+        found.append(problem("QJ208",
+                             f"avg_power_watts is {power:g} W, above the plausible {cap:g} W for this GPU",
+                             "/results/avg_power_watts"))
     for key in ("energy_per_token_mj", "fp16_energy_per_token_mj"):
         value = num(results, key)
         if value is not None and value > limits.MAX_ENERGY_PER_TOKEN_MJ:
-            found.append(problem("QJ208", f"/results/{key}",
+            found.append(problem("QJ208",
                                  f"{key} is {value:g} mJ, above the plausible "
-                                 f"{limits.MAX_ENERGY_PER_TOKEN_MJ:g} mJ per token"))
+                                 f"{limits.MAX_ENERGY_PER_TOKEN_MJ:g} mJ per token",
+                                 f"/results/{key}"))
     return found
 
 
@@ -168,19 +177,22 @@ def identity_problems(report: dict) -> list[Problem]:
     params = num(workload, "params_b")
     sizes = (model.nominal_b, model.counted_b) if model else ()
     if sizes and params and not any(abs(params - ref) <= limits.PARAMS_REL * ref for ref in sizes):
-        found.append(problem("QJ211", "/workload/params_b",
+        found.append(problem("QJ211",
                              f"params_b is {params:g} but {model.name} has {model.counted_b:g} billion "
-                             f"parameters (nominal {model.nominal_b:g})"))
+                             f"parameters (nominal {model.nominal_b:g})",
+                             "/workload/params_b"))
     sut = obj(report, "system_under_test")
     arch = text(sut, "gpu_arch")
     if arch not in KNOWN_ARCHS:
-        found.append(problem("QJ212", "/system_under_test/gpu_arch",
-                             f"gpu_arch {arch[:40]!r} is not one of {', '.join(KNOWN_ARCHS)}"))
+        found.append(problem("QJ212",
+                             f"gpu_arch {arch[:40]!r} is not one of {', '.join(KNOWN_ARCHS)}",
+                             "/system_under_test/gpu_arch"))
     else:
         table = arch_for(text(sut, "gpu"))
         if table is not None and table != arch:
-            found.append(problem("QJ218", "/system_under_test/gpu_arch",
-                                 f"gpu_arch is {arch!r} but the GPU {text(sut, 'gpu')[:60]!r} is {table}"))
+            found.append(problem("QJ218",
+                                 f"gpu_arch is {arch!r} but the GPU {text(sut, 'gpu')[:60]!r} is {table}",
+                                 "/system_under_test/gpu_arch"))
     return found
 
 
@@ -191,18 +203,20 @@ def baseline_problems(report: dict) -> list[Problem]:
     if precision == "FP16":
         for key in _BASELINE_FIELDS:
             if results.get(key) is not None:
-                found.append(problem("QJ214", f"/results/{key}", f"{key} must be null in an FP16 report"))
+                found.append(problem("QJ214", f"{key} must be null in an FP16 report", f"/results/{key}"))
         stats = report.get("statistics")
         if isinstance(stats, dict) and (num(stats, "n_pairs") or 0) > 0:
-            found.append(problem("QJ214", "/statistics", "an FP16 baseline report has no paired statistics "
-                                                         "(statistics must be null)"))
+            found.append(problem("QJ214", "an FP16 baseline report has no paired statistics "
+                                          "(statistics must be null)",
+                                          "/statistics"))
     elif precision and basis != "unavailable":
         # A reference value read off a fitted curve has a dE% but no energies; a measurement has both.
         keys = ["vs_fp16_energy_pct"] + (["fp16_energy_per_token_mj"] if basis == "measured" else [])
         for key in keys:
             if results.get(key) is None:
-                found.append(problem("QJ214", f"/results/{key}", f"this {precision} report needs {key} from "
-                                                                 "its FP16 baseline"))
+                found.append(problem("QJ214", f"this {precision} report needs {key} from "
+                                              "its FP16 baseline",
+                                              f"/results/{key}"))
     needed = []
     if basis in ("interpolated", "extrapolated") and precision == "FP16":
         needed.append("energy_per_token_mj")
@@ -214,8 +228,9 @@ def baseline_problems(report: dict) -> list[Problem]:
             needed += ["duration_s"]
     for key in needed:
         if results.get(key) is None:
-            found.append(problem("QJ217", f"/results/{key}", f"results.basis is {basis!r} but {key} is null "
-                                                             "or missing"))
+            found.append(problem("QJ217", f"results.basis is {basis!r} but {key} is null "
+                                          "or missing",
+                                          f"/results/{key}"))
     return found
 
 

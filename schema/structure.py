@@ -80,15 +80,15 @@ def _problems_of(error) -> list[Problem]:
     where = pointer(parts) or "the report"
     keyword, bound, value = error.validator, error.validator_value, error.instance
     if "propertyNames" in error.relative_schema_path or "propertyNames" in error.schema_path:
-        return [problem("QJ106", pointer((*parts, value)), f"key {_short(value)} is not allowed in {where}")]
+        return [problem("QJ106", f"key {_short(value)} is not allowed in {where}", pointer((*parts, value)))]
     code = _KEYWORD_CODES.get(keyword, FALLBACK_CODE)
     if keyword in ("required", "dependentRequired") and isinstance(value, dict):
         names = bound if keyword == "required" else [n for deps in bound.values() for n in deps]
-        return [problem(code, pointer((*parts, n)), f"{n!r} is missing from {where}")
+        return [problem(code, f"{n!r} is missing from {where}", pointer((*parts, n)))
                 for n in names if n not in value]
     if keyword == "additionalProperties" and isinstance(value, dict):
         known = error.schema.get("properties", {})
-        return [problem(code, pointer((*parts, k)), f"{k!r} is not a field of {where}")
+        return [problem(code, f"{k!r} is not a field of {where}", pointer((*parts, k)))
                 for k in value if k not in known]
     if keyword == "type":
         wanted = bound if isinstance(bound, list) else [bound]
@@ -113,7 +113,7 @@ def _problems_of(error) -> list[Problem]:
         message = f"{where} matches none of the allowed shapes; nearest: {nearest.message[:120]}"
     else:
         message = f"{where}: {error.message[:160]}"
-    return [problem(code, pointer(parts), message)]
+    return [problem(code, message, pointer(parts))]
 
 
 def structure_problems(report: dict, version: str) -> list[Problem]:
@@ -127,6 +127,7 @@ def structure_problems(report: dict, version: str) -> list[Problem]:
         rest = len(listed) - (MAX_SCHEMA_PROBLEMS - 1)
         first_left = listed[MAX_SCHEMA_PROBLEMS - 1]
         listed = listed[: MAX_SCHEMA_PROBLEMS - 1] + [
-            problem(first_left.code, first_left.path, f"{first_left.message}; and {rest - 1} more schema "
-                                                      "problems not listed")]
+            problem(first_left.code, f"{first_left.message}; and {rest - 1} more schema "
+                                     "problems not listed",
+                                     first_left.path)]
     return listed

@@ -29,7 +29,7 @@ def _worst(problems_by_size: list[tuple[float, Problem]]) -> list[Problem]:
     size, worst = max(problems_by_size, key=lambda item: item[0])
     if len(problems_by_size) > 1:
         more = len(problems_by_size) - 1
-        worst = problem(worst.code, worst.path, f"{worst.message} (and {more} more trials)")
+        worst = problem(worst.code, f"{worst.message} (and {more} more trials)", worst.path)
     return [worst]
 
 
@@ -44,19 +44,22 @@ def per_trial_problems(report: dict) -> list[Problem]:
     for i, trial in _ok_trials(report):
         energy, field = _energy(trial)
         if energy is None:
-            found.append(problem("QJ215", f"/trials/{i}", "an ok trial has neither counter_energy_j nor "
-                                                          "trace_energy_j"))
+            found.append(problem("QJ215", "an ok trial has neither counter_energy_j nor "
+                                          "trace_energy_j",
+                                          f"/trials/{i}"))
             continue
         power, duration = num(trial, "mean_power_w"), num(trial, "duration_s")
         if power and duration and abs(power * duration - energy) > limits.POWER_TIME_REL * energy:
             off = abs(power * duration - energy) / energy
-            time_bad.append((off, problem("QJ205", f"/trials/{i}/mean_power_w",
+            time_bad.append((off, problem("QJ205",
                                           f"trial {i}: mean_power_w x duration_s is {power * duration:.4g} J "
-                                          f"but {field} is {energy:g} J")))
+                                          f"but {field} is {energy:g} J",
+                                          f"/trials/{i}/mean_power_w")))
         if power and power > cap:
-            power_bad.append((power, problem("QJ208", f"/trials/{i}/mean_power_w",
+            power_bad.append((power, problem("QJ208",
                                              f"trial {i}: mean_power_w is {power:g} W, above the plausible "
-                                             f"{cap:g} W for this GPU")))
+                                             f"{cap:g} W for this GPU",
+                                             f"/trials/{i}/mean_power_w")))
         counter, trace = num(trial, "counter_energy_j"), num(trial, "trace_energy_j")
         if counter and trace:
             gap_pct = abs(counter - trace) / counter * 100
@@ -64,16 +67,18 @@ def per_trial_problems(report: dict) -> list[Problem]:
                 # Whatever threshold the report states, two NVML readings this far apart are no measurement.
                 message = (f"trial {i}: counter {counter:g} J and trace {trace:g} J differ by "
                            f"{gap_pct:.2f} %, over {limits.COUNTER_TRACE_MAX_PCT:g} %")
-                broken.append((gap_pct, problem("QJ222", f"/trials/{i}/trace_energy_j", message)))
+                broken.append((gap_pct, problem("QJ222", message, f"/trials/{i}/trace_energy_j")))
             elif gap_pct > threshold:
-                disagree.append((gap_pct, problem("QJ210", f"/trials/{i}/trace_energy_j",
+                disagree.append((gap_pct, problem("QJ210",
                                                   f"trial {i}: counter {counter:g} J and trace {trace:g} J "
-                                                  f"differ by {gap_pct:.2f} %, over {threshold:g} %")))
+                                                  f"differ by {gap_pct:.2f} %, over {threshold:g} %",
+                                                  f"/trials/{i}/trace_energy_j")))
     found += _worst(time_bad) + _worst(power_bad) + _worst(disagree) + _worst(broken)
     worst_reported = num(agreement, "counter_vs_trace_max_pct")
     if not disagree and not broken and worst_reported is not None and worst_reported > threshold:
-        found.append(problem("QJ210", "/agreement/counter_vs_trace_max_pct",
-                             f"counter and trace differ by up to {worst_reported:g} %, over {threshold:g} %"))
+        found.append(problem("QJ210",
+                             f"counter and trace differ by up to {worst_reported:g} %, over {threshold:g} %",
+                             "/agreement/counter_vs_trace_max_pct"))
     return found
 
 
@@ -87,7 +92,7 @@ def _sum_check(label: str, path: str, reported, trials: list[dict], key: str, fo
     if key == "tokens":
         slack = 0.0
     if abs(float(reported) - total) > slack + limits.half_unit(reported):
-        found.append(problem("QJ215", path, f"{label} is {reported:g} but the ok trials sum to {total:.6g}"))
+        found.append(problem("QJ215", f"{label} is {reported:g} but the ok trials sum to {total:.6g}", path))
 
 
 def totals_problems(report: dict) -> list[Problem]:
@@ -97,7 +102,7 @@ def totals_problems(report: dict) -> list[Problem]:
     ok = [t for _, t in _ok_trials(report)]
     own = [t for t in ok if t.get("arm") == precision]
     if results.get("basis") == "measured" and not own:
-        return [problem("QJ215", "/trials", f"a measured report has no ok {precision} trial")]
+        return [problem("QJ215", f"a measured report has no ok {precision} trial", "/trials")]
     if not own:
         return []
     _sum_check("total_energy_joules", "/results/total_energy_joules", num(results, "total_energy_joules"),
@@ -114,9 +119,10 @@ def totals_problems(report: dict) -> list[Problem]:
             computed = sum(energies) / sum(tokens) * 1000
             slack = limits.RATIO_SLACK * computed + limits.half_unit(results["fp16_energy_per_token_mj"])
             if abs(reported - computed) > slack:
-                found.append(problem("QJ215", "/results/fp16_energy_per_token_mj",
+                found.append(problem("QJ215",
                                      f"fp16_energy_per_token_mj is {reported:g} but the ok FP16 trials give "
-                                     f"{computed:.5g}"))
+                                     f"{computed:.5g}",
+                                     "/results/fp16_energy_per_token_mj"))
     return found
 
 
@@ -138,34 +144,38 @@ def statistics_problems(report: dict) -> list[Problem]:
     measured = obj(report, "results").get("basis") == "measured"
     if precision == "FP16" or not isinstance(stats, dict):
         if precision != "FP16" and measured:
-            found.append(problem("QJ213", "/statistics", f"a measured {precision} report needs its paired "
-                                                          "statistics"))
+            found.append(problem("QJ213", f"a measured {precision} report needs its paired "
+                                           "statistics",
+                                          "/statistics"))
         return found
     n_pairs = stats.get("n_pairs")
     deltas = _block_deltas(report, precision)
     if isinstance(report.get("trials"), list) and report["trials"] and n_pairs != len(deltas):
-        found.append(problem("QJ213", "/statistics/n_pairs",
+        found.append(problem("QJ213",
                              f"n_pairs is {n_pairs} but the trials hold {len(deltas)} complete "
-                             f"FP16/{precision} blocks"))
+                             f"FP16/{precision} blocks", "/statistics/n_pairs"))
     if measured and n_pairs == 0:
-        found.append(problem("QJ213", "/statistics/n_pairs", "a measured report needs at least one pair"))
+        found.append(problem("QJ213", "a measured report needs at least one pair", "/statistics/n_pairs"))
     planned = obj(report, "protocol").get("trials")
     if isinstance(planned, int) and isinstance(n_pairs, int) and n_pairs > planned:
-        found.append(problem("QJ213", "/statistics/n_pairs", f"n_pairs {n_pairs} exceeds protocol.trials "
-                                                             f"{planned}"))
+        found.append(problem("QJ213", f"n_pairs {n_pairs} exceeds protocol.trials "
+                                      f"{planned}",
+                                      "/statistics/n_pairs"))
     summary = obj(stats, "delta_e_pct")
     low, mean, high = num(summary, "ci95_low"), num(summary, "mean"), num(summary, "ci95_high")
     if None not in (low, mean, high) and not low - 1e-9 <= mean <= high + 1e-9:
-        found.append(problem("QJ213", "/statistics/delta_e_pct",
-                             f"the CI [{low:g}, {high:g}] does not contain the mean {mean:g}"))
+        found.append(problem("QJ213",
+                             f"the CI [{low:g}, {high:g}] does not contain the mean {mean:g}",
+                             "/statistics/delta_e_pct"))
     half = num(summary, "ci95_half_width_pp")
     if None not in (low, high, half):
         keys = ("ci95_low", "ci95_high", "ci95_half_width_pp")
         slack = 0.01 + sum(limits.half_unit(summary[k]) for k in keys)
         if abs((high - low) / 2 - half) > slack:
-            found.append(problem("QJ213", "/statistics/delta_e_pct/ci95_half_width_pp",
+            found.append(problem("QJ213",
                                  f"ci95_half_width_pp is {half:g} but (ci95_high - ci95_low) / 2 is "
-                                 f"{(high - low) / 2:.4g}"))
+                                 f"{(high - low) / 2:.4g}",
+                                 "/statistics/delta_e_pct/ci95_half_width_pp"))
     return found
 
 
@@ -183,19 +193,21 @@ def arms_problems(report: dict) -> list[Problem]:
         arm = arms.get(arm_name)
         if not isinstance(arm, dict):
             if measured:
-                found.append(problem("QJ216", f"/arms/{arm_name}", f"arms.{arm_name} is missing"))
+                found.append(problem("QJ216", f"arms.{arm_name} is missing", f"/arms/{arm_name}"))
             continue
         if measured and arm.get("status") != "ok":
-            found.append(problem("QJ216", f"/arms/{arm_name}/status",
-                                 f"arms.{arm_name} is {arm.get('status')!r} but results.basis is 'measured'"))
+            found.append(problem("QJ216",
+                                 f"arms.{arm_name} is {arm.get('status')!r} but results.basis is 'measured'",
+                                 f"/arms/{arm_name}/status"))
         mine, theirs = num(arm, "energy_per_token_mj"), num(results, field)
         if mine is not None and theirs is not None:
             slack = (limits.RATIO_SLACK * theirs + limits.half_unit(arm["energy_per_token_mj"])
                      + limits.half_unit(results[field]))
             if abs(mine - theirs) > slack:
-                found.append(problem("QJ216", f"/arms/{arm_name}/energy_per_token_mj",
+                found.append(problem("QJ216",
                                      f"arms.{arm_name}.energy_per_token_mj is {mine:g} but results.{field} "
-                                     f"is {theirs:g}"))
+                                     f"is {theirs:g}",
+                                     f"/arms/{arm_name}/energy_per_token_mj"))
     return found
 
 
@@ -208,8 +220,9 @@ def condition_problems(report: dict) -> list[Problem]:
     stated = obj(report, "measurement").get("tokens_per_run")
     ints = [v for v in (block, stated) if isinstance(v, int) and not isinstance(v, bool)]
     if len(ints) == 2 and block != stated:
-        found.append(problem("QJ215", "/measurement/tokens_per_run",
-                             f"measurement.tokens_per_run is {stated} but protocol.block_tokens is {block}"))
+        found.append(problem("QJ215",
+                             f"measurement.tokens_per_run is {stated} but protocol.block_tokens is {block}",
+                             "/measurement/tokens_per_run"))
     reps = protocol.get("iterations_per_trial")
     batch = obj(report, "workload").get("batch_size", 1)
     if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (block, reps, batch)):
@@ -219,8 +232,9 @@ def condition_problems(report: dict) -> list[Problem]:
         tokens = trial.get("tokens")
         if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens != expected:
             wrong.append((abs(tokens - expected), problem(
-                "QJ215", f"/trials/{i}/tokens", f"trial {i} holds {tokens} tokens but {reps} generations of "
-                                                f"{block} tokens x batch {batch} make {expected}")))
+                "QJ215", f"trial {i} holds {tokens} tokens but {reps} generations of "
+                         f"{block} tokens x batch {batch} make {expected}",
+                         f"/trials/{i}/tokens")))
     return found + _worst(wrong)
 
 

@@ -27,16 +27,16 @@ def _shape_problems(report) -> list[Problem]:
     while stack:
         node, parts, depth = stack.pop()
         if isinstance(node, (dict, list)) and depth > MAX_DEPTH:
-            return [problem("QJ007", pointer(parts), f"nesting deeper than {MAX_DEPTH} levels")]
+            return [problem("QJ007", f"nesting deeper than {MAX_DEPTH} levels", pointer(parts))]
         if isinstance(node, dict):
             for key, value in node.items():
                 if not isinstance(key, str):
-                    return [problem("QJ102", pointer(parts), f"key {key!r} is not a string")]
+                    return [problem("QJ102", f"key {key!r} is not a string", pointer(parts))]
                 stack.append((value, (*parts, key), depth + 1))
         elif isinstance(node, list):
             stack.extend((v, (*parts, i), depth + 1) for i, v in enumerate(node))
         elif not isinstance(node, _JSON_SCALARS):
-            return [problem("QJ102", pointer(parts), f"a {type(node).__name__} is not a JSON value")]
+            return [problem("QJ102", f"a {type(node).__name__} is not a JSON value", pointer(parts))]
     return []
 
 
@@ -45,11 +45,11 @@ def validate(report, now: str | None = None) -> list[Problem]:
 
     `now` (an ISO UTC time, e.g. the submission's) also refuses a report timestamped after it (QJ221)."""
     if not isinstance(report, dict):
-        return [problem("QJ008", "", f"the report is a {type(report).__name__}, not an object")]
+        return [problem("QJ008", f"the report is a {type(report).__name__}, not an object")]
     found = _shape_problems(report) or unsafe_values(report) or version_problems(report)
     if found:
         return found
-    found = [problem("QJ206", pointer(p), f"{pointer(p)} is not a finite number")
+    found = [problem("QJ206", f"{pointer(p)} is not a finite number", pointer(p))
              for p in non_finite_paths(report)]
     # A non-finite number also breaks range rules; its one problem is that it is not finite.
     located = {p.path for p in found}

@@ -139,9 +139,9 @@ def test_user_text_is_printed_verbatim_not_as_markup(tmp_path):
 
 def test_exit_status_is_a_pure_function():
     valid = FileCheck("a", {}, ())
-    warned = FileCheck("b", {}, (problem("QJ209", "", "w"),))
-    failed = FileCheck("c", None, (problem("QJ005", "", "e"),))
-    unreadable = FileCheck("d", None, (problem("QJ011", "", "x"),))
+    warned = FileCheck("b", {}, (problem("QJ209", "w"),))
+    failed = FileCheck("c", None, (problem("QJ005", "e"),))
+    unreadable = FileCheck("d", None, (problem("QJ011", "x"),))
     assert exit_status([]) == 0 and exit_status([valid, warned]) == 0
     assert exit_status([valid, failed]) == 1 and exit_status([failed, unreadable]) == 2
 
