@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from bot.pipeline import BotError
+from bot.codes import BotError
 
 # Exit statuses of apply/process: 0 done, 1 a forge failure recorded on the issue (bot-error label),
 # 2 bad input or usage, 3 a forge failure that could not even be recorded.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from schema.codes import Code
+from schema.codes import Code, CodedError
 from schema.problem import Problem, problem_in
 
 CODES: tuple[Code, ...] = (
@@ -160,3 +160,17 @@ def codes() -> tuple[Code, ...]:
 def problem(code: str, message: str, path: str = "", hint: str | None = None) -> Problem:
     """A Problem for the registered bot code `code` (its severity and hint come from the registry)."""
     return problem_in(CODES, code, message, path, hint)
+
+
+class BotError(CodedError):
+    """Bad input to the bot, carrying its problem (a QJ5xx, or a QJ3xx passed on from curves): the CLI prints
+    the code, message and hint, never a traceback."""
+
+    registry = CODES
+
+    def __init__(self, prob: Problem):
+        super().__init__(prob.code, prob.message, prob.hint)
+        self.problem = prob
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"

@@ -13,9 +13,9 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from bot.codes import problem
+from bot.codes import BotError, problem
 from bot.forge_local import LocalForge
-from bot.pipeline import BotError, load_curves, process
+from bot.pipeline import load_curves, process
 
 DEMO_DIR = Path(__file__).resolve().parent / "demo"
 DEMO_REPO = {"full_name": "demo/quantjoule", "html_url": "https://github.com/demo/quantjoule"}

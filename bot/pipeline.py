@@ -9,18 +9,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bot.codes import problem
+from bot.codes import BotError, problem
 from bot.forge import Forge, Retrier, apply_plan
 from bot.intake import read_event
 from bot.plan import STICKY_MARKER, PlanContext, build_plan
 from schema.problem import Problem
 from schema.records import read_records
-
-
-class BotError(Exception):
-    def __init__(self, prob: Problem):
-        super().__init__(f"{prob.code}: {prob.message}")
-        self.problem = prob
 
 
 def read_json_file(path: str | Path, code: str) -> dict:

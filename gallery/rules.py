@@ -9,6 +9,7 @@ def rules() -> dict:
     """Schemas, problem codes, limits, known models and the grading constants, as plain data."""
     import importlib
 
+    from curves import codes as curves_codes
     from curves import store
     from schema import codes, gpus, limits, models, parse, recompute, semantic, structure, text
 
@@ -23,25 +24,26 @@ def rules() -> dict:
         "max_schema_problems": structure.MAX_SCHEMA_PROBLEMS,
         "schemas": {"v2": structure.load_schema(structure.SCHEMA_FILES[parse.SCHEMA_V2]),
                     "legacy": structure.load_schema(structure.SCHEMA_FILES["legacy"])},
+        # The checker reads, validates and grades: it reports the codes of schema and curves only.
         "codes": {c.code: {"severity": c.severity, "title": c.title, "hint": c.hint}
-                  for c in codes.all_codes()},
+                  for c in sorted((*codes.codes(), *curves_codes.codes()), key=lambda c: c.code)},
         "limits": {name: getattr(limits, name) for name in limit_names},
         "known_archs": list(models.KNOWN_ARCHS),
         "known_models": [{"name": m.name, "hf_id": m.hf_id, "nominal_b": m.nominal_b,
                           "counted_b": m.counted_b} for m in models.KNOWN_MODELS],
-        "model_variant": models._VARIANT.pattern,
+        "model_variant": models.VARIANT.pattern,
         "nvml_sources_v2": list(semantic.NVML_SOURCES_V2),
         "nvml_source_legacy": semantic.NVML_SOURCE_LEGACY,
         "not_measured_sources_v2": list(semantic.NOT_MEASURED_SOURCES_V2),
-        "not_measured_words": semantic._NOT_MEASURED_WORDS.pattern,
-        "disowning_note": semantic._DISOWNING_NOTE.pattern,
-        "positive_fields": list(semantic._POSITIVE_FIELDS),
-        "baseline_fields": list(semantic._BASELINE_FIELDS),
+        "not_measured_words": semantic.NOT_MEASURED_WORDS.pattern,
+        "disowning_note": semantic.DISOWNING_NOTE.pattern,
+        "positive_fields": list(semantic.POSITIVE_FIELDS),
+        "baseline_fields": list(semantic.BASELINE_FIELDS),
         "arch_aliases": dict(store.ARCH_ALIASES),
         "max_safe_integer": parse.MAX_SAFE_INTEGER,
         "smallest_normal": parse.SMALLEST_NORMAL,
         "max_listed": parse.MAX_LISTED,
-        "gpu_arch_patterns": [list(p) for p in gpus._ARCH_PATTERNS],
+        "gpu_arch_patterns": [list(p) for p in gpus.ARCH_PATTERNS],
         "confusables": dict(text.CONFUSABLES),
         "invisible": _js_regex_source(text.INVISIBLE.pattern),
         "t975": list(recompute.T975),

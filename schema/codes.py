@@ -1,8 +1,7 @@
-"""Problem-code registry: the QJ0xx/QJ1xx/QJ2xx report codes and the gathering of every package's codes."""
+"""The registry shape (Code, CodedError) and the report codes QJ0xx-QJ2xx; imports none of our packages."""
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 
 SEVERITIES = ("error", "warning")
@@ -114,9 +113,6 @@ _CODES = (
          "means a broken sampler or counter. Run the measurement again."),
 )
 
-# Other packages keep their own ranges in modules of the same shape (docs/CONTRACTS.md, problem codes).
-_OTHER_MODULES = ("curves.codes", "measure.codes", "bot.codes", "gallery.codes")
-
 
 def codes() -> tuple[Code, ...]:
     """The report codes owned here (QJ0xx, QJ1xx, QJ2xx), in order."""
@@ -150,18 +146,3 @@ class CodedError(Exception):
 
     def render(self) -> str:
         return f"{self.code}: {self.message}\n  hint: {self.hint}"
-
-
-def _codes_of(module_name: str) -> tuple:
-    module = importlib.import_module(module_name)
-    found = module.codes() if hasattr(module, "codes") else getattr(module, "CODES", ())
-    return tuple(found)
-
-
-def all_codes() -> tuple[Code, ...]:
-    """Every registered code of the project, sorted by code, each as a schema.codes.Code."""
-    gathered = list(_CODES)
-    for name in _OTHER_MODULES:
-        for c in _codes_of(name):
-            gathered.append(Code(c.code, c.severity, c.title, c.hint))
-    return tuple(sorted(gathered, key=lambda c: c.code))

@@ -7,7 +7,7 @@ import re
 
 # Ordered: the first matching pattern wins, so specific names come before generic ones.
 # Patterns are matched against the upper-cased NVML name with "NVIDIA " and "GEFORCE " removed.
-_ARCH_PATTERNS: tuple[tuple[str, str], ...] = (
+ARCH_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"\bGH200\b", "hopper"),
     (r"\bH(100|200|800|20)\b", "hopper"),
     (r"\bGB200\b", "blackwell"),
@@ -66,7 +66,7 @@ def _normalise(name: str) -> str:
 def arch_for(name: str) -> str | None:
     """The architecture of an NVML device name, or None when the name is not in the table."""
     n = _normalise(name)
-    for pattern, arch in _ARCH_PATTERNS:
+    for pattern, arch in ARCH_PATTERNS:
         if re.search(pattern, n):
             return arch
     return None

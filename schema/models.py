@@ -34,7 +34,7 @@ KNOWN_MODELS = (
 )
 
 # Variant suffixes that do not change the parameter count (chat/instruct tunes, checkpoint versions).
-_VARIANT = re.compile(r"-(chat|instruct|it|base|hf|v\d+(\.\d+)*|intermediate.*|step.*)$")
+VARIANT = re.compile(r"-(chat|instruct|it|base|hf|v\d+(\.\d+)*|intermediate.*|step.*)$")
 
 
 def model_key(name: str) -> str:
@@ -42,7 +42,7 @@ def model_key(name: str) -> str:
     key = name.strip().lower().rsplit("/", 1)[-1].removeprefix("synthetic:").removeprefix("meta-")
     previous = None
     while previous != key:
-        previous, key = key, _VARIANT.sub("", key)
+        previous, key = key, VARIANT.sub("", key)
     return key
 
 

@@ -18,16 +18,16 @@ NOT_MEASURED_SOURCES_V2 = ("reference-dataset", "simulated")
 # Free-text legacy sources that name something other than a measurement on this GPU. Matched against
 # schema.text.skeleton of the text (NFKC, case folded, invisibles dropped, look-alike letters mapped), so a
 # zero-width space or a Cyrillic letter does not hide a word.
-_NOT_MEASURED_WORDS = re.compile(
+NOT_MEASURED_WORDS = re.compile(
     r"illustrat|synthetic|simulat|dataset|example|fake|mock|estimat|demo|reference|no local gpu", re.I)
 # Notes of a measured report that disown it. "synthetic" is not here: a random-init model is measured
 # for real and may be described as synthetic.
-_DISOWNING_NOTE = re.compile(r"illustrative|not (a )?real|fabricated|made[- ]up|simulated", re.I)
+DISOWNING_NOTE = re.compile(r"illustrative|not (a )?real|fabricated|made[- ]up|simulated", re.I)
 _ENERGY_FIELDS = ("energy_per_token_mj", "fp16_energy_per_token_mj", "total_energy_joules")
-_POSITIVE_FIELDS = (*_ENERGY_FIELDS, "avg_power_watts", "throughput_tokens_per_s", "tokens_generated",
-                    "duration_s", "fp16_throughput_tokens_per_s")
-_BASELINE_FIELDS = ("fp16_energy_per_token_mj", "vs_fp16_energy_pct", "fp16_dynamic_energy_per_token_mj",
-                    "vs_fp16_dynamic_energy_pct", "fp16_throughput_tokens_per_s")
+POSITIVE_FIELDS = (*_ENERGY_FIELDS, "avg_power_watts", "throughput_tokens_per_s", "tokens_generated",
+                   "duration_s", "fp16_throughput_tokens_per_s")
+BASELINE_FIELDS = ("fp16_energy_per_token_mj", "vs_fp16_energy_pct", "fp16_dynamic_energy_per_token_mj",
+                   "vs_fp16_dynamic_energy_pct", "fp16_throughput_tokens_per_s")
 
 
 def num(block, key) -> float | None:
@@ -62,7 +62,7 @@ def source_problems(report: dict) -> list[Problem]:
     nvml = source in NVML_SOURCES_V2 if v2 else source == NVML_SOURCE_LEGACY
     path = "/measurement_source"
     if basis == "measured":
-        if source in NOT_MEASURED_SOURCES_V2 if v2 else _NOT_MEASURED_WORDS.search(skeleton(source)):
+        if source in NOT_MEASURED_SOURCES_V2 if v2 else NOT_MEASURED_WORDS.search(skeleton(source)):
             return [problem("QJ202", f"measurement_source {source[:80]!r} is not a measurement, "
                                      "yet results.basis is 'measured'",
                                      path)]
@@ -73,7 +73,7 @@ def source_problems(report: dict) -> list[Problem]:
                                      path)]
         for where, note in (("/results/note", text(results, "note")),
                             ("/measurement/method", text(obj(report, "measurement"), "method"))):
-            if _DISOWNING_NOTE.search(skeleton(note)):
+            if DISOWNING_NOTE.search(skeleton(note)):
                 return [problem("QJ202", "the text says the values are not a real measurement, "
                                          "yet results.basis is 'measured'",
                                          where)]
@@ -144,7 +144,7 @@ def power_cap_w(report: dict) -> float:
 def value_problems(report: dict) -> list[Problem]:
     """Positive and physically plausible values of the results and workload."""
     results, workload, found = obj(report, "results"), obj(report, "workload"), []
-    for key in _POSITIVE_FIELDS:
+    for key in POSITIVE_FIELDS:
         value = num(results, key)
         if value is not None and value <= 0:
             found.append(problem("QJ207", f"{key} is {value:g}; it must be above 0", f"/results/{key}"))
@@ -201,7 +201,7 @@ def baseline_problems(report: dict) -> list[Problem]:
     results, found = obj(report, "results"), []
     precision, basis = text(obj(report, "workload"), "precision"), text(results, "basis")
     if precision == "FP16":
-        for key in _BASELINE_FIELDS:
+        for key in BASELINE_FIELDS:
             if results.get(key) is not None:
                 found.append(problem("QJ214", f"{key} must be null in an FP16 report", f"/results/{key}"))
         stats = report.get("statistics")
