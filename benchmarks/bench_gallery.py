@@ -37,7 +37,7 @@ def make_repo(root: Path, n: int) -> dict:
     from gallery_fixtures import population
 
     from curves import load_curves
-    from gallery.rows import record_id
+    from schema.records import record_id
 
     curves = load_curves(REPO / "reference" / "curves.json")
     (root / "reference").mkdir(parents=True)
@@ -65,7 +65,7 @@ def timed_build(root: Path, *extra: str) -> tuple[float, str]:
 def add_one_record(root: Path, curves: dict) -> None:
     from gallery_fixtures import make_record, make_report
 
-    from gallery.rows import record_id
+    from schema.records import record_id
 
     report = make_report(
         arch="ada", model="Qwen2-7B", params_b=7.616, precision="NF4", delta_pct=-12.0, seed=777_777

@@ -26,7 +26,8 @@ import curves  # noqa: E402
 import gallery  # noqa: E402
 from bot.intake import read_event  # noqa: E402
 from bot.pipeline import plan_event  # noqa: E402
-from bot.plan import canonical_sha256, make_record, record_bytes, record_path  # noqa: E402
+from bot.plan import make_record  # noqa: E402
+from schema.records import canonical_sha256, record_bytes, record_path  # noqa: E402
 from tests.fakes.webhooks import form_body, issues_event, schema_example  # noqa: E402
 
 EXAMPLES = (

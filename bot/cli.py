@@ -275,7 +275,8 @@ def demo(out, source) -> None:
 
 
 def _register() -> None:
-    from curves.cli import fit, grade
+    from bot.grade_cli import grade
+    from curves.cli import fit
 
     main.add_command(fit)
     main.add_command(grade)

@@ -38,13 +38,6 @@ CODES: tuple[Code, ...] = (
         "This exact report is already on file; nothing to do. Submit a new measurement instead.",
     ),
     Code(
-        "QJ506",
-        "error",
-        "not a measurement",
-        "Only a complete `python -m measure run` on an NVIDIA GPU (results.basis 'measured' from an NVML "
-        "source) enters the gallery; reference, simulated and partial runs are checked but never accepted.",
-    ),
-    Code(
         "QJ507",
         "error",
         "too many reports in one issue",
@@ -94,14 +87,6 @@ CODES: tuple[Code, ...] = (
         "error",
         "plan file unreadable",
         "Pass the plan.json written by `python -m bot plan` in the same workflow run, unchanged.",
-    ),
-    Code(
-        "QJ515",
-        "warning",
-        "record on the base branch unreadable, skipped",
-        "A file under replications/ on the base branch is not a record the bot wrote; the other submissions "
-        "are planned without it (and cannot be checked against it for duplicates). Restore it from git "
-        "history.",
     ),
     Code(
         "QJ516",

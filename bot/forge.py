@@ -20,7 +20,8 @@ from typing import Protocol
 
 from bot.intake import issue_digest
 from bot.markdown import md_inline
-from bot.plan import ERROR_MARKER, PR_LINK_SLOT, STICKY_MARKER, check_path, decode_file
+from bot.plan import ERROR_MARKER, PR_LINK_SLOT, STICKY_MARKER, decode_file
+from schema.records import check_path
 
 ERROR_LABEL = "bot-error"
 # Added to the body of a pull request the bot closes itself, so a close without it is a maintainer's.

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import gallery
 from bot.codes import BotError, problem
 from bot.forge import Forge, Retrier, apply_plan
 from bot.intake import read_event
@@ -27,19 +28,6 @@ def read_json_file(path: str | Path, code: str) -> dict:
     return data
 
 
-def read_base_records(repo_dir: str | Path) -> tuple[dict[str, dict], list[Problem]]:
-    """Every readable record under `repo_dir`/replications keyed by its repository-relative path, and a
-    QJ515 note for each file that is not one: it is skipped, so one bad file never stops planning."""
-    records, unreadable = read_records(repo_dir)
-    notes = [problem("QJ515", f"{u.path} is skipped: {u.reason}", u.path) for u in unreadable]
-    return records, notes
-
-
-def load_records(repo_dir: str | Path) -> dict[str, dict]:
-    """Every readable record under `repo_dir`/replications, keyed by its repository-relative path."""
-    return read_base_records(repo_dir)[0]
-
-
 def load_curves(curves_path: str | Path | None = None) -> dict:
     import curves
     from curves.codes import CurvesError
@@ -48,13 +36,6 @@ def load_curves(curves_path: str | Path | None = None) -> dict:
         return curves.load_curves(curves_path)
     except CurvesError as err:
         raise BotError(Problem(err.code, "error", "", err.message, err.hint)) from err
-
-
-def load_gallery(repo_dir: str | Path) -> dict[str, bytes]:
-    """The committed gallery files (README and plots) of the checkout, keyed by repository path."""
-    root = Path(repo_dir)
-    found = sorted((root / "gallery").glob("README.md")) + sorted((root / "gallery" / "plots").glob("*"))
-    return {path.relative_to(root).as_posix(): path.read_bytes() for path in found if path.is_file()}
 
 
 def previous_sticky(forge: Forge | None, issue: int, retrier: Retrier | None = None) -> str | None:
@@ -87,12 +68,12 @@ def plan_event(
         sub = read_event({**payload, "issue": fresh["issue"]}, event_name)
         if not hasattr(sub, "issue"):
             return build_plan(sub, PlanContext(curves={}, records={}))
-    records, notes = read_base_records(repo_dir)
+    records, notes = read_records(repo_dir)  # a file that is not a record: a QJ013 note for maintainers
     ctx = PlanContext(
         curves=curves,
         records=records,
         notes=tuple(notes),
-        gallery_base=load_gallery(repo_dir),
+        gallery_base=gallery.committed_files(repo_dir),
         previous_comment=previous_sticky(forge, sub.issue, retrier),
         rejected_pr=rejected_pr(forge, sub.default_branch, sub.issue, retrier),
     )
@@ -143,7 +124,8 @@ def process(
 
 def check_plan(plan: dict) -> dict:
     """Refuse a plan that is not one `bot plan` wrote (apply runs with a write token)."""
-    from bot.plan import PLAN_VERSION, UnsafePath, check_path
+    from bot.plan import PLAN_VERSION
+    from schema.records import UnsafePath, check_path
 
     if plan.get("plan_version") != PLAN_VERSION:
         raise BotError(problem("QJ514", f"plan_version is {plan.get('plan_version')!r}, not {PLAN_VERSION}"))

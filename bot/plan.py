@@ -14,22 +14,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from assess import assess
 from bot import render
-from bot.assess import assess
 from bot.codes import problem
 from bot.dedupe import ContentIndex
 from bot.intake import Ignored, Submission
 from schema.problem import Problem
-from schema.records import (  # noqa: F401 - the record rules, re-exported for the bot's callers
-    RECORD_VERSION,
-    WRITABLE_ROOTS,
-    UnsafePath,
-    canonical_sha256,
-    check_path,
-    record_bytes,
-    record_path,
-    slug,
-)
+from schema.records import RECORD_VERSION, canonical_sha256, check_path, record_bytes, record_path
 
 PLAN_VERSION = "quantjoule-plan/1"
 STICKY_MARKER = "<!-- quantjoule-bot -->"
@@ -52,7 +43,7 @@ class PlanContext:
     gallery_base: dict | None = None  # path -> bytes of gallery/ files on the base branch
     grade: Callable | None = None  # curves.grade
     render_verdict: Callable | None = None  # curves.render_markdown
-    notes: tuple = ()  # Problems for maintainers about the base branch (QJ515: a record file skipped)
+    notes: tuple = ()  # Problems for maintainers about the base branch (QJ013: a record file skipped)
     rejected_pr: dict | None = None  # {"number", "url"} of a PR a maintainer closed unmerged (sticky)
 
 
@@ -226,15 +217,14 @@ def make_record(sub: Submission, report: dict, sha: str, verdict: dict, curves: 
 
 
 def _files(sub: Submission, points: list[dict], ctx: PlanContext) -> dict[str, bytes]:
-    from bot.gallery_files import changed_gallery_files
+    import gallery
 
     new = {p["path"]: p["record"] for p in points if p["status"] in ("accepted", "already-recorded")}
     files = {path: record_bytes(rec) for path, rec in new.items() if ctx.records.get(path) != rec}
     after = {path: rec for path, rec in ctx.records.items() if rec.get("issue") != sub.issue}
     after.update(new)
     # Keyed by path, so each gallery page is named by its record's file (schema.records.record_id).
-    gallery = changed_gallery_files(dict(ctx.records), after, ctx.curves, ctx.gallery_base or {})
-    files.update(gallery)
+    files.update(gallery.changed_files(dict(ctx.records), after, ctx.curves, ctx.gallery_base or {}))
     for path in files:
         check_path(path)
     return files

@@ -1,15 +1,12 @@
 """Reference crossover curves: fit, grade, render."""
 
-from curves.check import CheckResult, check_text
 from curves.fit import fit
 from curves.grade import Verdict, grade
 from curves.render import render_markdown, render_text
 from curves.store import load_curves, predict, resolve_curve
 
 __all__ = [
-    "CheckResult",
     "Verdict",
-    "check_text",
     "fit",
     "grade",
     "load_curves",

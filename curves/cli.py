@@ -1,4 +1,4 @@
-"""`bot fit` and `bot grade`: rebuild curves.json, grade reports; thin wrappers over the core."""
+"""`bot fit`: rebuild reference/curves.json from the anchors (or check it is current); a thin wrapper."""
 
 from __future__ import annotations
 
@@ -9,12 +9,10 @@ from pathlib import Path
 import click
 
 from curves.anchors import read_anchor_files
-from curves.check import check_report, render_check_markdown, render_check_text
 from curves.codes import CurvesError
 from curves.fit import dumps
 from curves.fit import fit as fit_curves
-from curves.store import DEFAULT_ANCHOR_PATHS, DEFAULT_CURVES_PATH, load_curves
-from schema import read_report_file
+from curves.store import DEFAULT_ANCHOR_PATHS, DEFAULT_CURVES_PATH
 
 
 def _fail(err: CurvesError, status: int = 2) -> None:
@@ -66,48 +64,5 @@ def fit_command(anchors_paths: tuple[Path, ...], out_path: Path, check_only: boo
     click.echo(f"wrote {out_path} (version {json.loads(text)['version']})")
 
 
-@click.command(name="grade")
-@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option(
-    "--curves",
-    "curves_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="curves.json to grade against (default reference/curves.json).",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per file instead of text.")
-@click.option("--markdown", "as_markdown", is_flag=True, help="Print Markdown instead of text.")
-def grade_command(
-    files: tuple[Path, ...], curves_path: Path | None, as_json: bool, as_markdown: bool
-) -> None:
-    """Validate and grade energy.json FILES against the reference curves.
-
-    Exit status: 0 all valid (warnings allowed; a contradiction is a valid result), 1 problems found,
-    2 a file or the curves could not be read.
-    """
-    try:
-        curves = load_curves(curves_path)
-    except CurvesError as err:
-        _fail(err)
-    status = 0
-    for path in files:
-        report, problems = read_report_file(path)
-        result = check_report(report, problems, curves)
-        if report is None and any(p.code == "QJ011" for p in problems):
-            status = 2
-        elif not result.ok:
-            status = max(status, 1)
-        if as_json:
-            click.echo(
-                json.dumps({"file": str(path), **result.to_dict()}, sort_keys=True, ensure_ascii=False)
-            )
-        elif as_markdown:
-            click.echo(render_check_markdown(str(path), result))
-        else:
-            click.echo(render_check_text(str(path), result))
-    sys.exit(status)
-
-
-# Names bot/cli.py registers.
+# The name bot/cli.py registers.
 fit = fit_command
-grade = grade_command

@@ -8,10 +8,9 @@ from dataclasses import asdict, dataclass
 from curves.model import extrapolation_doublings, parameter_variance, predict_group
 from curves.store import normalise_arch, resolve_with_code
 from schema.gpus import derived_arch
-from schema.semantic import NVML_SOURCE_LEGACY, NVML_SOURCES_V2
+from schema.validate import claims_measurement
 
 Z_LIMIT = 2.0
-MEASURED_SOURCES = frozenset((*NVML_SOURCES_V2, NVML_SOURCE_LEGACY))
 LEGACY_PREFIX = "ecocompute-energy/"
 QUALIFIERS = (
     "arch-unverified",
@@ -287,7 +286,7 @@ def grade(report: object, curves: dict) -> Verdict:
     }
 
     basis, source = _get(report, "results", "basis"), _get(report, "measurement_source")
-    if basis != "measured" or source not in MEASURED_SOURCES:
+    if not claims_measurement(report):  # the one measurement rule
         return ungraded_verdict(
             "QJ303",
             f"not a measurement (basis {basis!r}, measurement_source {source!r}); only "

@@ -13,6 +13,7 @@ from pathlib import Path
 from gallery import plots
 from gallery.codes import GalleryError
 from gallery.render import page_bytes, readme_bytes, site_shell
+from schema.problem import Problem
 from schema.records import read_record, record_files
 
 # Both live in the build's state folder beside the site (state_dir), never in the site folder itself: the
@@ -35,7 +36,7 @@ class BuildResult:
     counts: dict[str, int]
     n_rows: int
     skipped: list[dict]
-    unreadable: list[dict]
+    unreadable: list[Problem]  # QJ013: files under replications/ that are not records, skipped
     plots_rendered: int = 0
     plots_reused: int = 0
     pages_rendered: int = 0
@@ -60,13 +61,6 @@ def load_curves_file(path: Path) -> dict:
     if not isinstance(curves, dict) or not isinstance(curves.get("groups"), dict):
         raise GalleryError("QJ601", f"curves file {path} has no groups")
     return curves
-
-
-def _read_record(path: Path, rel: str) -> tuple[dict | None, str, dict | None]:
-    record, digest, bad = read_record(path, rel)
-    if bad is not None:
-        return None, "", {"path": rel, "code": "QJ602", "reason": bad.reason}
-    return record, digest, None
 
 
 def state_dir(site_dir: Path) -> Path:
@@ -113,7 +107,7 @@ def _entries(root: Path, curves: dict, cache: dict) -> tuple[list, list, list, l
         if hit and hit.get("sig") == signature:
             entry, digest, record = hit["entry"], hit["digest"], None
         else:
-            record, digest, problem = _read_record(path, rel)
+            record, digest, problem = read_record(path, rel)
             if problem:
                 unreadable.append(problem)
                 continue
@@ -204,7 +198,7 @@ def build(repo_root: Path | str, out_site: Path | str | None = None, incremental
         else:
             record = loaded[source]
             if record is None:  # cached entry: read the record only now that its page must be written
-                record = _read_record(root / rels[source], rels[source])[0]
+                record = read_record(root / rels[source], rels[source])[0]
             _write(site_dir / rel, page_bytes(row, record, model, curves))
             result.pages_rendered += 1
         written[rel] = "page"

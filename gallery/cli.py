@@ -53,8 +53,8 @@ def build(root: Path, site_dir: Path | None, incremental: bool) -> None:
                f"({result.seconds:.2f} s)")
     for item in result.skipped:
         click.echo(f"not shown: {item['id']}: {item['reason']}")
-    for item in result.unreadable:
-        click.echo(f"{item['code']}: {item['path']}: {item['reason']}", err=True)
+    for p in result.unreadable:
+        click.echo(f"{p.code}: {p.message}\n  hint: {p.hint}", err=True)
     click.echo(f"Markdown gallery: {result.gallery_dir / 'README.md'}")
     index = result.index.resolve()
     click.echo(f"Open the site: {index.as_uri()}")
@@ -81,6 +81,6 @@ def merged_issues_cmd(root: Path, before: str | None, after: str) -> None:
         error = GalleryError("QJ604", f"cannot list the changed records: {exc}")
         raise click.ClickException(error.render()) from None
     found, unreadable = merged_issues(root, paths)
-    for bad in unreadable:  # the workflow reads stdout only; the run's log keeps these for a maintainer
-        click.echo(GalleryError("QJ602", f"{bad.path}: {bad.reason}").render(), err=True)
+    for p in unreadable:  # the workflow reads stdout only; the run's log keeps these for a maintainer
+        click.echo(f"{p.code}: {p.message}\n  hint: {p.hint}", err=True)
     click.echo(" ".join(f"{issue}:{page}" for issue, page in found))

@@ -7,8 +7,6 @@ from schema.codes import Code, CodedError
 CODES: tuple[Code, ...] = (
     Code("QJ601", "error", "curves file missing or unreadable",
          "Run from the repository root or pass --root; `python -m bot fit` writes reference/curves.json."),
-    Code("QJ602", "warning", "record file unreadable, left out of the gallery",
-         "Each file under replications/ must be a JSON record written by the bot; fix or remove it."),
     Code("QJ603", "error", "site directory cannot be written",
          "Pass --site-dir to a writable folder that is not a file."),
     Code("QJ604", "error", "changed records cannot be listed",

@@ -7,7 +7,8 @@ import subprocess
 from pathlib import Path
 
 from gallery.rows import is_replication
-from schema.records import Unreadable, read_record, record_id
+from schema.problem import Problem
+from schema.records import read_record, record_id
 
 _SHA = re.compile(r"[0-9a-f]{7,40}")
 _ZERO = re.compile(r"0+")
@@ -23,9 +24,9 @@ def changed_record_paths(root: Path, before: str | None, after: str = "HEAD") ->
     return sorted(line for line in out.splitlines() if line.endswith(".json"))
 
 
-def merged_issues(root: Path, paths: list[str]) -> tuple[list[tuple[int, str]], list[Unreadable]]:
+def merged_issues(root: Path, paths: list[str]) -> tuple[list[tuple[int, str]], list[Problem]]:
     """(issue number, site page path) of each record among `paths` that the gallery shows, sorted, one per
-    record, and the files among them that are not records (read by the one reader, schema.records)."""
+    record, and a QJ013 warning for each file among them that is not a record (schema.records reads them)."""
     found, unreadable = set(), []
     for rel in paths:
         record, _digest, bad = read_record(root / rel, rel)

@@ -1,4 +1,4 @@
-"""`measure check`: the bot's own acceptance of energy.json files (bot.assess), each problem, the verdict."""
+"""`measure check`: the bot's own acceptance of energy.json files (assess), each problem, the verdict."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from bot.assess import assess
+from assess import assess
 from curves import load_curves
 from curves.codes import CurvesError
 from curves.grade import Verdict
@@ -49,7 +49,7 @@ class FileCheck:
 
     @property
     def is_measurement(self) -> bool:
-        """schema.is_measurement, as bot.assess found it."""
+        """schema.is_measurement, as assess found it."""
         return self.measurement
 
     @property
@@ -82,7 +82,9 @@ def check_data(
     if data is None:
         return FileCheck(path, None, tuple(read_problems))
     found = assess(data, curves, now=now)
-    return FileCheck(path, found.report, found.problems, found.verdict, found.is_measurement)
+    # The bot gives a verdict only to what it accepts; a refused report's reasons are its problems.
+    verdict = found.verdict if found.accepted else None
+    return FileCheck(path, found.report, found.problems, verdict, found.is_measurement)
 
 
 def exit_status(results: list[FileCheck]) -> int:

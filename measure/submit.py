@@ -14,8 +14,8 @@ MAX_URL_CHARS = 8000
 def refusal(report_text: str) -> list[str]:
     """Why the bot would refuse this report (one line per error problem), empty when it would accept it.
 
-    The bot's own acceptance (bot.assess) against the curves this install ships."""
-    from bot.assess import assess
+    The bot's own acceptance (assess) against the curves this install ships."""
+    from assess import assess
     from curves import load_curves
 
     found = assess(report_text, load_curves())

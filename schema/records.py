@@ -2,8 +2,8 @@
 
 A record is `replications/<arch>/<issue>-<PRECISION>-<slug>.json` (a `-2`, `-3` suffix when one issue holds
 two reports that would share the name), written by the bot and read by the bot (duplicates, the gallery
-rebuilt in a PR), the gallery build, `gallery merged-issues` and the curves tools. They all read through
-`read_records` / `read_record`, so one bad file is handled one way everywhere: it is skipped, listed with
+rebuilt in a PR), the gallery build and `gallery merged-issues`. They all read through `read_records` /
+`read_record`, so one bad file is handled one way everywhere: it is skipped with a QJ013 warning saying
 why, and never stops the others. A record file is readable when it is at most MAX_RECORD_BYTES of UTF-8
 JSON by the report reading rules (schema.parse.read_json_text: no NaN, no duplicate keys, no unpaired
 surrogates, numbers every reader agrees on), is a regular file (not a link), and holds an object with a
@@ -16,10 +16,11 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
+from schema.codes import Code
 from schema.parse import MAX_DEPTH, read_json_text
+from schema.problem import Problem, problem_in
 
 RECORD_VERSION = "quantjoule-record/1"
 ROOT = "replications"
@@ -32,18 +33,17 @@ _SLUG = re.compile(r"[^a-z0-9.-]+")
 _ARCH = re.compile(r"[^a-z0-9-]+")
 _PRECISION = re.compile(r"[^A-Z0-9]+")
 _RECORD_FILE = re.compile(r"replications/([a-z0-9-]+)/([0-9]+)-([A-Z0-9]+)-([a-z0-9.-]+?)(-[0-9]+)?\.json")
+# Reading a record, not a report: its one code is kept apart from the report codes of schema.codes.
+CODES: tuple[Code, ...] = (
+    Code("QJ013", "warning", "file under replications/ is not a record; skipped",
+         "Each file under replications/ is a JSON record the bot wrote; restore this one from git history or "
+         "remove it. Everything else goes on without it: submissions are planned (and cannot be checked "
+         "against it for duplicates) and the gallery shows the other records."),
+)
 
 
 class UnsafePath(ValueError):
     """A file path outside replications/ and gallery/, or one that could traverse; never written."""
-
-
-@dataclass(frozen=True)
-class Unreadable:
-    """A file under replications/ that is not a record, and why (each reader gives it its own code)."""
-
-    path: str
-    reason: str
 
 
 def check_path(path: str) -> str:
@@ -150,30 +150,40 @@ def record_files(root: str | Path) -> list[tuple[str, Path]]:
     return [(rel, Path(path)) for rel, path in sorted(found)]
 
 
-def read_record(path: Path, rel: str) -> tuple[dict | None, str, Unreadable | None]:
-    """(record, sha256 of the file's bytes, None), or (None, "", why it is unreadable)."""
+def codes() -> tuple[Code, ...]:
+    """QJ013, for the shared table."""
+    return CODES
+
+
+def skipped(rel: str, why: str) -> Problem:
+    """The one warning for a file under replications/ that is not a record (QJ013, `path` is the file)."""
+    return problem_in(CODES, "QJ013", f"{rel} is skipped: {why}", rel)
+
+
+def read_record(path: Path, rel: str) -> tuple[dict | None, str, Problem | None]:
+    """(record, sha256 of the file's bytes, None), or (None, "", the QJ013 warning saying why not)."""
     try:
         if path.is_symlink() or not path.is_file():
-            return None, "", Unreadable(rel, "not a regular file (a link or a folder)")
+            return None, "", skipped(rel, "not a regular file (a link or a folder)")
         with path.open("rb") as handle:
             blob = handle.read(MAX_RECORD_BYTES + 1)
     except OSError as exc:
-        return None, "", Unreadable(rel, f"cannot be read: {exc.strerror or exc}")
+        return None, "", skipped(rel, f"cannot be read: {exc.strerror or exc}")
     record, why = parse_record(blob)
     if record is None:
-        return None, "", Unreadable(rel, why)
+        return None, "", skipped(rel, why)
     return record, hashlib.sha256(blob).hexdigest(), None
 
 
-def read_records(root: str | Path) -> tuple[dict[str, dict], list[Unreadable]]:
-    """Every readable record under root/replications/ keyed by its repository-relative path, and the files
-    that are not records. Never raises: one bad file never hides the others."""
+def read_records(root: str | Path) -> tuple[dict[str, dict], list[Problem]]:
+    """Every readable record under root/replications/ keyed by its repository-relative path, and a QJ013
+    warning for each file that is not one. Never raises: one bad file never hides the others."""
     records: dict[str, dict] = {}
-    unreadable: list[Unreadable] = []
+    problems: list[Problem] = []
     for rel, path in record_files(root):
         record, _digest, bad = read_record(path, rel)
         if bad is not None:
-            unreadable.append(bad)
+            problems.append(bad)
         else:
             records[rel] = record
-    return records, unreadable
+    return records, problems

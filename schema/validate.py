@@ -67,13 +67,17 @@ def validate(report, now: str | None = None) -> list[Problem]:
 
 
 def claims_measurement(report) -> bool:
-    """basis measured from an NVML source, before any other check (is_measurement adds validity)."""
+    """basis measured from an NVML source (v2: nvml-energy-counter or nvml-power-trace; legacy: direct-nvml),
+    before any other check: the one measurement rule, which is_measurement adds validity to."""
     if not isinstance(report, dict) or not isinstance(report.get("results"), dict):
         return False
     nvml = NVML_SOURCES_V2 if report.get("schema_version") == SCHEMA_V2 else (NVML_SOURCE_LEGACY,)
     return report["results"].get("basis") == "measured" and report.get("measurement_source") in nvml
 
 
-def is_measurement(report) -> bool:
-    """True only for basis measured from an NVML source with no error problem: what may be graded."""
-    return claims_measurement(report) and not has_errors(validate(report))
+def is_measurement(report, problems=None) -> bool:
+    """True only for basis measured from an NVML source with no error problem: what may be graded.
+    `problems` are the report's validation problems when already known (then it is not validated again)."""
+    if not claims_measurement(report):
+        return False
+    return not has_errors(validate(report) if problems is None else problems)

@@ -9,9 +9,11 @@ from schema.codes import SEVERITIES, Code, codes
 
 RANGES = {
     "schema.codes": ("QJ0", "QJ1", "QJ2"),
+    "schema.records": ("QJ013",),
     "curves.codes": ("QJ3",),
     "measure.codes": ("QJ4",),
     "bot.codes": ("QJ5",),
+    "assess.codes": ("QJ506",),  # the acceptance rule, numbered when the bot raised it
     "gallery.codes": ("QJ6",),
 }
 

@@ -1,4 +1,4 @@
-"""`measure check` gives exactly the bot's acceptance and verdict: both call bot.assess, checked over a corpus
+"""`measure check` gives exactly the bot's acceptance and verdict: both call assess, checked over a corpus
 of every kind of report (schema examples, the real H200 reports, refused and partial ones)."""
 
 import json
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from bot.assess import assess
+from assess import assess
 from bot.intake import read_event
 from bot.plan import PlanContext, build_plan
 from measure.cli import main as measure_main
@@ -54,4 +54,4 @@ def test_a_partial_run_is_told_it_did_not_complete_not_to_use_a_gpu(curves_data)
     found = assess(json.dumps(report), curves_data)
     (refusal,) = [p for p in found.problems if p.code == "QJ506"]
     assert "did not complete" in refusal.message and "NF4 arm failed" in refusal.message
-    assert found.verdict is None and not found.accepted
+    assert not found.accepted and found.verdict.label == "ungraded" and found.verdict.reason_code == "QJ303"

@@ -5,11 +5,12 @@ import copy
 
 import pytest
 
+import gallery
 from bot.forge import apply_plan
 from bot.forge_github import GitHubForge
 from bot.intake import read_event
-from bot.pipeline import load_gallery, load_records
 from bot.plan import PlanContext, build_plan
+from schema.records import read_records
 from tests.fakes.fake_github import Fault, rate_limit_fault
 from tests.fakes.webhooks import form_body, issues_event, schema_example
 
@@ -25,7 +26,8 @@ def plan(tmp_path_factory, base_gallery, curves_data):
         (root / path).write_bytes(content)
     payload = issues_event(number=1, body=BODY)
     payload["repository"]["full_name"] = "octo-org/quantjoule"
-    ctx = PlanContext(curves=curves_data, records=load_records(root), gallery_base=load_gallery(root))
+    records = read_records(root)[0]
+    ctx = PlanContext(curves=curves_data, records=records, gallery_base=gallery.committed_files(root))
     return build_plan(read_event(payload, "issues"), ctx)
 
 

@@ -7,7 +7,8 @@ import pytest
 
 from bot.intake import read_event
 from bot.markdown import md_block, md_inline
-from bot.plan import PlanContext, UnsafePath, build_plan, canonical_sha256, check_path, read_state, slug
+from bot.plan import PlanContext, build_plan, read_state
+from schema.records import UnsafePath, canonical_sha256, check_path, slug
 from tests.fakes.webhooks import comment_event, form_body, issues_event, schema_example
 
 HOPPER = schema_example("v2-measured-nf4-hopper.json")

@@ -1,4 +1,4 @@
-"""`bot fit` and `bot grade` through click's CliRunner, and check_text shared with `measure check`."""
+"""`bot fit` and `bot grade` through click's CliRunner, and the assessment `bot grade` prints."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import shutil
 
 from click.testing import CliRunner
 
+from assess import assess
 from bot.cli import main
-from curves import check_text, load_curves
+from curves import load_curves
 from tests.curves.helpers import ANCHORS, CURVES, DATA
 
 
@@ -80,10 +81,11 @@ def test_grade_exit_statuses(tmp_path):
     assert no_curves.exit_code == 2 and "QJ310" in no_curves.output
 
 
-def test_check_text_is_the_shared_core():
+def test_grade_prints_the_assessment():
     curves = load_curves()
-    result = check_text((DATA / "v2-hopper-nf4.json").read_bytes(), curves)
-    assert result.ok and result.verdict.curve_key == "hopper/NF4/eager"
-    broken = check_text(b"{not json", curves)
-    assert broken.report is None and broken.verdict is None and not broken.ok
-    assert broken.problems[0].code.startswith("QJ0")
+    result = assess((DATA / "v2-hopper-nf4.json").read_bytes(), curves)
+    assert result.valid and result.verdict.curve_key == "hopper/NF4/eager"
+    assert result.graded_dict()["verdict"] == result.verdict.to_dict()
+    broken = assess(b"{not json", curves)
+    assert broken.report is None and broken.verdict is None and not broken.valid
+    assert broken.problems[0].code.startswith("QJ0") and broken.graded_dict()["ok"] is False

@@ -78,7 +78,7 @@ def records(curves) -> list[dict]:
 
 def write_repo(root: Path, records: list[dict], curves: dict) -> Path:
     """A repository-shaped folder: reference/curves.json and one file per record under replications/."""
-    from gallery.rows import record_id
+    from schema.records import record_id
 
     (root / "reference").mkdir(parents=True, exist_ok=True)
     (root / "reference" / "curves.json").write_text(

@@ -123,11 +123,11 @@ def test_unreadable_records_are_reported_not_fatal(tmp_path, small):
     (root / "replications" / "ada" / "bad.json").write_text("{not json")
     (root / "replications" / "ada" / "list.json").write_text("[1, 2]")
     result = build(root)
-    assert sorted(u["path"] for u in result.unreadable) == [
+    assert sorted(p.path for p in result.unreadable) == [
         "replications/ada/bad.json",
         "replications/ada/list.json",
     ]
-    assert {u["code"] for u in result.unreadable} == {"QJ602"}
+    assert {p.code for p in result.unreadable} == {"QJ013"}
     assert result.n_rows == 3
 
 

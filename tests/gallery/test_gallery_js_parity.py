@@ -1,4 +1,4 @@
-"""The browser's check panel grades like Python: the qj*.js checker under node against check_text, in bulk.
+"""The browser's check panel grades like Python: the qj*.js checker under node against `bot grade`, in bulk.
 
 gallery/static/qj*.js are the files the site ships; node runs them unchanged (the same code Chromium runs
 in the panel, which test_gallery_browser.py drives for a few reports end to end).
@@ -242,11 +242,11 @@ def hostile_texts() -> list[str]:
 
 
 def _compare(texts: list[str], js: list[dict], curves: dict) -> list[str]:
-    from curves.check import check_text
+    from assess import assess
 
     mismatches = []
     for text, browser in zip(texts, js, strict=True):
-        python = check_text(text, curves).to_dict()
+        python = assess(text, curves).graded_dict()
         py_codes = sorted((p["code"], p["path"], p["severity"]) for p in python["problems"])
         js_codes = sorted((p["code"], p["path"], p["severity"]) for p in browser["problems"])
         if py_codes != js_codes:

@@ -14,7 +14,7 @@ from matplotlib.colors import to_hex
 
 from gallery import plots, render_files
 from gallery.render import compose, readme_bytes
-from gallery.rows import record_id
+from schema.records import record_id
 
 
 def _table_rows(readme: str) -> list[list[str]]:

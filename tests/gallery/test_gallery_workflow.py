@@ -93,7 +93,7 @@ def test_merged_issues_lists_the_records_a_push_added(tmp_path, small):
     result = CliRunner().invoke(main, ["merged-issues", "--root", str(root), "--before", before])
     assert result.exit_code == 0, result.output
     items = result.output.split()
-    from gallery.rows import record_id
+    from schema.records import record_id
 
     assert items == sorted(f"{r['issue']}:r/{record_id(r)}.html" for r in records[2:4])
     for item in items:

@@ -10,7 +10,8 @@ import json
 from hypothesis import strategies as st
 
 from bot.intake import FORM_FIELDS, Ignored, read_event
-from bot.plan import WRITABLE_ROOTS, PlanContext, build_plan
+from bot.plan import PlanContext, build_plan
+from schema.records import WRITABLE_ROOTS
 from tests.fakes.webhooks import CONSENT_LINE, issues_event
 from tests.hostile.corpus import HOPPER, INJECT, LEGACY_MEASURED, VOLTA
 from tests.hostile.harness import leaks

@@ -13,9 +13,9 @@ import pytest
 import yaml
 
 import gallery
+from assess import assess
 from bot.forge_local import LocalForge
 from bot.pipeline import process
-from curves.check import check_text
 from gallery.rules import rules
 from schema.records import canonical_sha256, read_records, record_id
 from schema.text import INVISIBLE
@@ -109,7 +109,7 @@ def test_the_sites_checker_agrees_with_the_bot_on_big_integers(tmp_path, curves_
     done = subprocess.run([_node(), str(RUNNER), str(payload)], capture_output=True, text=True, check=True)
     browser = json.loads(done.stdout)
     for text, js in zip(texts, browser, strict=True):
-        python = check_text(text, curves_data).to_dict()
+        python = assess(text, curves_data).graded_dict()
         assert sorted((p["code"], p["path"]) for p in js["problems"]) == sorted(
             (p["code"], p["path"]) for p in python["problems"]
         )

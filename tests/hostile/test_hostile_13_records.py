@@ -64,11 +64,13 @@ BAD = {
 
 def test_one_reader_skips_every_bad_file_and_keeps_the_good_one(base_with_bad_records):
     repo, _forge = base_with_bad_records
-    records, unreadable = read_records(repo)
-    assert {u.path for u in unreadable} == BAD
+    records, skipped = read_records(repo)
+    assert {p.path for p in skipped} == BAD
+    assert {(p.code, p.severity) for p in skipped} == {("QJ013", "warning")}
     assert [r["issue"] for r in records.values()] == [GOOD_ISSUE]
-    why = {u.path: u.reason for u in unreadable}
-    assert why["replications/hopper/91-NF4-lone-surrogate.json"].startswith("QJ003")
+    why = {p.path: p.message for p in skipped}
+    assert why["replications/hopper/91-NF4-lone-surrogate.json"].startswith(
+        "replications/hopper/91-NF4-lone-surrogate.json is skipped: QJ003")
     assert "link" in why["replications/hopper/94-NF4-a-link.json"]
 
 
@@ -79,10 +81,10 @@ def test_planning_goes_on_with_a_note_for_maintainers(base_with_bad_records, cur
     # the good record is still on file: the same report again is its duplicate
     assert plan["status"] == "refused" and plan["points"][0]["problems"][0]["code"] == "QJ505"
     notes = plan["maintainer_notes"]
-    assert {n["path"] for n in notes} == BAD and {n["code"] for n in notes} == {"QJ515"}
+    assert {n["path"] for n in notes} == BAD and {n["code"] for n in notes} == {"QJ013"}
     assert all(n["severity"] == "warning" for n in notes)
     (sticky,) = [c["body"] for c in forge.comments(41) if c["body"].startswith("<!-- quantjoule-bot -->")]
-    assert "**For maintainers**" in sticky and sticky.count("QJ515") == len(BAD)
+    assert "**For maintainers**" in sticky and sticky.count("QJ013") == len(BAD)
     # and through the CLI, as the workflow runs it: exit 0, a plan, no traceback
     event = tmp_path / "event.json"
     event.write_text(json.dumps(_event(42, form_body(HOPPER.replace('"seed": 0', '"seed": 7')))))
@@ -99,13 +101,13 @@ def test_the_gallery_and_merged_issues_skip_the_bad_files_too(base_with_bad_reco
     (repo / "reference").mkdir()
     (repo / "reference" / "curves.json").write_text(json.dumps(curves_data), encoding="utf-8")
     built = gallery.build(repo)
-    assert {u["path"] for u in built.unreadable} == BAD and built.n_rows == 1
+    assert {p.path for p in built.unreadable} == BAD and built.n_rows == 1
     out = CliRunner().invoke(
         gallery_main, ["merged-issues", "--root", str(repo), "--before", git(repo, "rev-parse", "HEAD~2")]
     )
     assert out.exit_code == 0
     assert out.stdout.split() == [f"{GOOD_ISSUE}:r/hopper/{GOOD_ISSUE}-NF4-tinyllama-1.1b.html"]
-    assert out.stderr.count("QJ602") == len(BAD)
+    assert out.stderr.count("QJ013") == len(BAD)
 
 
 def test_a_lone_surrogate_never_reaches_a_record_and_accepted_records_read_back(

@@ -129,7 +129,7 @@ def test_measure_check_gives_the_bots_verdict_outside_the_checkout(venv):
     assert done.returncode == 0, done.stdout + done.stderr
     (row,) = json.loads(done.stdout)
     # the same acceptance and verdict as the bot's own code in this checkout gives
-    from bot.assess import assess
+    from assess import assess
     from curves import load_curves
 
     expected = assess(REAL_REPORT.read_bytes(), load_curves())
@@ -153,10 +153,11 @@ def test_measure_run_without_a_gpu_then_check_and_bot_grade(venv):
     assert [p["code"] for p in json.loads(checked.stdout)[0]["problems"]] == ["QJ506"]
     graded = _run(venv, "-m", "bot", "grade", "--json", str(out / "energy-nf4.json"), str(REAL_REPORT))
     assert graded.returncode == 0, graded.stdout + graded.stderr
-    from curves import check_text, load_curves
+    from assess import assess
+    from curves import load_curves
 
     lines = [json.loads(line) for line in graded.stdout.splitlines()]
-    assert lines[1]["verdict"] == check_text(REAL_REPORT.read_bytes(), load_curves()).verdict.to_dict()
+    assert lines[1]["verdict"] == assess(REAL_REPORT.read_bytes(), load_curves()).verdict.to_dict()
     assert lines[0]["verdict"]["label"] == "ungraded"  # a reference value is never graded
     usage = _run(venv, "-m", "measure", "run", "--synthetic", "qwen2-0.5b", "--out", str(out / "x"))
     assert usage.returncode == 2 and "--gpu-arch" in usage.stderr and "Traceback" not in usage.stderr

@@ -1,4 +1,4 @@
-"""The gallery files a PR must change (pure): README and only the plots whose content changes.
+"""The committed gallery files a change of records alters (pure): README and only the plots that change.
 
 `gallery.render_files` renders every plot (about 0.1 s each with matplotlib), which alone would take
 planning over its one-second budget. The gallery composes its plot specs cheaply and hashes them, so this
@@ -9,14 +9,26 @@ module composes the gallery before and after the new records, renders only the p
 
 from __future__ import annotations
 
+from pathlib import Path
 
-def changed_gallery_files(
-    base_records: list[dict], new_records: list[dict], curves: dict, base_files: dict[str, bytes]
+from gallery import plots
+from gallery.render import compose, readme_bytes
+
+
+def committed_files(repo_root: str | Path) -> dict[str, bytes]:
+    """The committed gallery files (README and plots) of a checkout, keyed by repository-relative path."""
+    root = Path(repo_root)
+    found = sorted((root / "gallery").glob("README.md")) + sorted((root / "gallery" / "plots").glob("*"))
+    return {path.relative_to(root).as_posix(): path.read_bytes() for path in found if path.is_file()}
+
+
+def changed_files(
+    base_records: list[dict] | dict[str, dict],
+    new_records: list[dict] | dict[str, dict],
+    curves: dict,
+    base_files: dict[str, bytes],
 ) -> dict[str, bytes]:
     """Repository-relative path -> bytes for every gallery file that differs from `base_files`."""
-    from gallery import plots
-    from gallery.render import compose, readme_bytes
-
     before, after = compose(base_records, curves), compose(new_records, curves)
     out = {}
     readme = readme_bytes(after, curves)
