@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from bot.intake import issue_digest
-from bot.markdown import md_inline
 from bot.plan import ERROR_MARKER, PR_LINK_SLOT, STICKY_MARKER, decode_file
+from schema.escape import md_inline
 from schema.records import check_path
 
 ERROR_LABEL = "bot-error"

@@ -14,8 +14,9 @@ import click
 
 from assess import Assessment, assess
 from curves.codes import CurvesError
-from curves.render import md_escape, render_markdown, render_text
+from curves.render import render_markdown, render_text
 from curves.store import load_curves
+from schema.escape import md_verdict
 from schema.files import read_bytes
 from schema.problem import Problem
 
@@ -42,9 +43,9 @@ def render_check_text(name: str, result: Assessment) -> str:
 
 def render_check_markdown(name: str, result: Assessment) -> str:
     """The same content as Markdown (problems as a list, then the verdict table)."""
-    lines = [f"{md_escape(name)}: {'valid' if result.valid else 'problems found'}", ""]
+    lines = [f"{md_verdict(name)}: {'valid' if result.valid else 'problems found'}", ""]
     problems = _problem_lines(result.validation_problems)
-    lines += [f"- {md_escape(line)}" for line in problems] or ["- no problems"]
+    lines += [f"- {md_verdict(line)}" for line in problems] or ["- no problems"]
     out = "\n".join(lines) + "\n"
     if result.verdict is not None:
         out += "\n" + render_markdown(result.verdict)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 
-from bot.markdown import defuse, md_block, md_code, md_inline, plain
+from schema.escape import defuse, md_block, md_code, md_inline, plain
 
 _FOOTER = (
     "<sub>Edit the issue to resubmit: the bot checks every edit. A maintainer can comment "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from curves.grade import Z_LIMIT, Verdict
+from schema.escape import md_verdict, printable
 
 DASH = "—"
 
@@ -13,11 +14,6 @@ def _pct(value: float | None) -> str:
 
 def _pp(value: float | None) -> str:
     return DASH if value is None else f"{value:.1f} pp"
-
-
-def _clean(value: str) -> str:
-    # Values can carry report text; control characters (terminal escapes, newlines) never reach the output.
-    return "".join(ch if ch.isprintable() else "?" for ch in value)
 
 
 def verdict_fields(verdict: Verdict) -> list[tuple[str, str]]:
@@ -51,7 +47,8 @@ def verdict_fields(verdict: Verdict) -> list[tuple[str, str]]:
         ("Curve", f"{v.curve_key or DASH} (curves {v.curves_version or DASH})"),
         ("Not graded because", DASH if v.reason is None else f"{v.reason_code}: {v.reason}"),
     ]
-    return [(name, _clean(value)) for name, value in fields]
+    # Values can carry report text; control characters (terminal escapes, newlines) never reach the output.
+    return [(name, printable(value)) for name, value in fields]
 
 
 def render_text(verdict: Verdict) -> str:
@@ -61,16 +58,8 @@ def render_text(verdict: Verdict) -> str:
     return "\n".join(f"{name + ':':<{width + 1}} {value}" for name, value in fields) + "\n"
 
 
-MD_SPECIAL = set("\\`*_[]<>|~#!")
-
-
-def md_escape(value: str) -> str:
-    # Report text is untrusted: escape everything Markdown could turn into emphasis, links or HTML.
-    return "".join("\\" + ch if ch in MD_SPECIAL else ch for ch in value)
-
-
 def render_markdown(verdict: Verdict) -> str:
     """A two-column Markdown table, plain text in every cell for every label."""
     lines = ["| Field | Value |", "| --- | --- |"]
-    lines += [f"| {name} | {md_escape(value)} |" for name, value in verdict_fields(verdict)]
+    lines += [f"| {name} | {md_verdict(value)} |" for name, value in verdict_fields(verdict)]
     return "\n".join(lines) + "\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gallery.escape import safe_url
+from schema.escape import safe_url
 from schema.records import arch_part, precision_part, record_id
 from schema.text import visible
 from schema.validate import claims_measurement

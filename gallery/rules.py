@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gallery.escape import json_for_script
+from schema.escape import json_for_script
 
 
 def rules() -> dict:

@@ -7,10 +7,10 @@ import re
 from importlib import resources
 from string import Template
 
-from gallery.escape import h, json_for_script
 from gallery.markdown import fmt_ci, fmt_pct, fmt_size, fmt_z
 from gallery.plots import geometry, place
 from gallery.rows import COUNT_KEYS, COUNT_NAMES
+from schema.escape import h, json_for_script
 
 # The browser port of the checker, in load order (each part reads what earlier parts put on window.QJ).
 CHECKER_FILES = ("qj1-numbers.js", "qj2-read.js", "qj3-schema.js", "qj4-semantic.js", "qj5-claims.js",

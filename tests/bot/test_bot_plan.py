@@ -6,8 +6,8 @@ import re
 import pytest
 
 from bot.intake import read_event
-from bot.markdown import md_block, md_inline
 from bot.plan import PlanContext, build_plan, read_state
+from schema.escape import md_block, md_inline
 from schema.records import UnsafePath, canonical_sha256, check_path, slug
 from tests.fakes.webhooks import comment_event, form_body, issues_event, schema_example
 
@@ -162,7 +162,7 @@ def test_the_pr_body_shows_the_login_unescaped_in_a_code_span(plan_of):
 
 
 def test_md_code_cannot_be_closed_by_the_text():
-    from bot.markdown import md_code
+    from schema.escape import md_code
 
     assert md_code("a-b_c*d") == "`a-b_c*d`"
     assert md_code("x`y") == "``x`y``" and md_code("`x") == "`` `x ``"

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from curves import grade, predict, render_markdown, render_text
-from curves.render import md_escape, verdict_fields
+from curves.render import verdict_fields
+from schema.escape import md_verdict
 from tests.curves.helpers import v2_report
 
 
@@ -23,7 +24,7 @@ def template(rendered: str, fields: list[tuple[str, str]], markdown: bool) -> li
     assert len(lines) == len(fields)
     out = []
     for line, (_, value) in zip(lines, fields, strict=True):
-        body, value = (line[:-2], md_escape(value)) if markdown else (line, value)
+        body, value = (line[:-2], md_verdict(value)) if markdown else (line, value)
         assert body.endswith(value), (line, value)
         out.append(body[: len(body) - len(value)])
     return out

@@ -7,12 +7,12 @@ import html
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gallery.escape import h, json_for_script, md, safe_url
+from schema.escape import h, json_for_script, md_text, safe_url
 from schema.text import INVISIBLE, visible
 
 
 def test_markdown_escapes_table_breakers_links_code_and_html():
-    out = md("a|b [x](javascript:alert(1)) `code` <script>alert(1)</script> *em* _u_ ![img](y)")
+    out = md_text("a|b [x](javascript:alert(1)) `code` <script>alert(1)</script> *em* _u_ ![img](y)")
     assert "|" not in out.replace("\\|", "")
     assert "<" not in out and ">" not in out
     assert "&lt;script&gt;" in out
@@ -21,7 +21,7 @@ def test_markdown_escapes_table_breakers_links_code_and_html():
 
 
 def test_markdown_defuses_mentions_issue_refs_and_autolinks():
-    out = md("thanks @octocat and @org/team, see #12 and https://evil.example www.evil.example WWW.X.Y")
+    out = md_text("thanks @octocat and @org/team, see #12 and https://evil.example www.evil.example WWW.X.Y")
     assert "@octocat" not in out and "@org" not in out
     assert "@\u200boctocat" in out
     assert "#12" not in out and "\\#\u200b12" in out
@@ -29,12 +29,12 @@ def test_markdown_defuses_mentions_issue_refs_and_autolinks():
 
 
 def test_markdown_is_one_line():
-    assert "\n" not in md("line one\nline two\r\n| third")
+    assert "\n" not in md_text("line one\nline two\r\n| third")
 
 
 @given(st.text(max_size=200))
 def test_markdown_never_leaves_a_bare_pipe_or_angle_bracket(text):
-    out = md(text)
+    out = md_text(text)
     assert "<" not in out and ">" not in out and "\n" not in out
     assert "|" not in out.replace("\\|", "")
 
@@ -45,7 +45,7 @@ def test_html_escape_round_trips_through_an_html_parser(text):
     assert html.unescape(h(text)) == visible(text)
     assert "<" not in h(text) and '"' not in h(text)
     # (md's own zero-width spaces defuse mentions and links; the input's are spelled out before that)
-    assert not INVISIBLE.search(h(text)) and not INVISIBLE.search(md(text).replace("\u200b", ""))
+    assert not INVISIBLE.search(h(text)) and not INVISIBLE.search(md_text(text).replace("\u200b", ""))
 
 
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cf", "Cs", "Co", "Cn")), max_size=100)
@@ -56,7 +56,7 @@ def test_visible_text_round_trips_unchanged(text):
 
 def test_bidi_overrides_reach_no_page_raw():
     for raw in ("\u202eevil\u202c", "a\u2066b\u2069", "zero\u200bwidth", "\u061c", "\ufeff"):
-        assert not INVISIBLE.search(h(raw)) and not INVISIBLE.search(md(raw).replace("\u200b", ""))
+        assert not INVISIBLE.search(h(raw)) and not INVISIBLE.search(md_text(raw).replace("\u200b", ""))
     assert h("\u202egpj.exe") == "U+202Egpj.exe"
 
 
