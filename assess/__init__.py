@@ -62,10 +62,10 @@ def assess(
     `grade` is curves.grade unless given; `now` (an ISO UTC time: the event's for the bot, the clock's for
     `measure check`) also refuses a report dated after it (QJ221)."""
     if isinstance(text_or_report, dict):
-        report, problems = text_or_report, list(schema.validate(text_or_report, now=now))
+        report, found = text_or_report, schema.validate(text_or_report, now=now)
     else:
-        report, found = schema.parse_report(text_or_report)
-        problems = list(found) if report is None else list(schema.validate(report, now=now))
+        report, found = schema.check_report(text_or_report, now=now)
+    problems = list(found)
     if report is None:
         return Assessment(None, tuple(problems), False, None)
     from curves.grade import grade as curves_grade

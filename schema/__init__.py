@@ -6,12 +6,13 @@ from schema.problem import Problem, has_errors
 from schema.validate import is_measurement, validate
 
 
-def check_report(data) -> tuple[dict | None, list[Problem]]:
-    """parse_report then validate: the report (None when unreadable) and every problem found."""
+def check_report(data, now: str | None = None) -> tuple[dict | None, list[Problem]]:
+    """parse_report then validate (with `now`, see validate): the report (None when unreadable) and every
+    problem found. The validation step of `assess`."""
     report, problems = parse_report(data)
     if report is None:
         return None, problems
-    return report, validate(report)
+    return report, validate(report, now=now)
 
 
 __all__ = [
