@@ -121,8 +121,8 @@ _CODES = (
         "error",
         "another package shadows one of quantjoule's",
         "Install quantjoule in its own virtual environment (python -m venv), or remove the other package "
-        "or PYTHONPATH entry of that name; quantjoule's top-level packages are bot, curves, gallery, "
-        "measure and schema.",
+        "or PYTHONPATH entry of that name; quantjoule's top-level packages are assess, bot, curves, gallery, "
+        "measure, problem_codes and schema.",
     ),
     Code(
         "QJ419",

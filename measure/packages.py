@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-TOP_LEVEL = ("bot", "curves", "gallery", "measure", "schema")
+TOP_LEVEL = ("assess", "bot", "curves", "gallery", "measure", "problem_codes", "schema")
 
 
 def _home(name: str) -> Path | None:

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-TOP_LEVEL = ("bot", "curves", "gallery", "measure", "schema")
+TOP_LEVEL = ("assess", "bot", "curves", "gallery", "measure", "problem_codes", "schema")
 REAL_REPORT = ROOT / "measurements" / "h200" / "2026-12-02-tinyllama-1.1b-eager-nf4.json"
 
 WHEEL = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation"]
