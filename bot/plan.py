@@ -20,7 +20,7 @@ from bot.codes import problem
 from bot.dedupe import ContentIndex
 from bot.intake import Ignored, Submission
 from schema.problem import Problem
-from schema.records import RECORD_VERSION, canonical_sha256, check_path, record_bytes, record_path
+from schema.records import canonical_sha256, check_path, new_record, record_bytes, record_path
 
 PLAN_VERSION = "quantjoule-plan/1"
 STICKY_MARKER = "<!-- quantjoule-bot -->"
@@ -198,22 +198,21 @@ def _accept(sub, ctx, assessment, point, problems, seen_before, used_paths) -> N
 
 
 def make_record(sub: Submission, report: dict, sha: str, verdict: dict, curves: dict) -> dict:
-    return {
-        "record_version": RECORD_VERSION,
-        "issue": sub.issue,
-        "issue_url": sub.issue_url,
-        "pr_branch": f"replication/issue-{sub.issue}",
-        "submitter_login": sub.submitter_login,
-        "credited_handle": sub.fields.get("credited_handle") or sub.submitter_login,
-        "affiliation": sub.fields.get("affiliation"),
-        "notes": sub.fields.get("notes"),
-        "submitted_at": sub.submitted_at,
-        "recorded_at": sub.event_at,
-        "report_sha256": sha,
-        "curves_version": verdict.get("curves_version") or curves.get("version"),
-        "verdict": verdict,
-        "report": report,
-    }
+    """The record of one accepted report of `sub` (schema.records.new_record: the record's fields)."""
+    return new_record(
+        issue=sub.issue,
+        issue_url=sub.issue_url,
+        submitter_login=sub.submitter_login,
+        credited_handle=sub.fields.get("credited_handle") or sub.submitter_login,
+        affiliation=sub.fields.get("affiliation"),
+        notes=sub.fields.get("notes"),
+        submitted_at=sub.submitted_at,
+        recorded_at=sub.event_at,
+        report_sha256=sha,
+        curves_version=verdict.get("curves_version") or curves.get("version"),
+        verdict=verdict,
+        report=report,
+    )
 
 
 def _files(sub: Submission, points: list[dict], ctx: PlanContext) -> dict[str, bytes]:

@@ -116,6 +116,30 @@ def record_id(record: dict, path: str | None = None) -> str:
     return computed
 
 
+def new_record(
+    *, issue: int, issue_url: str, submitter_login: str, credited_handle: str, affiliation: str | None,
+    notes: str | None, submitted_at: str, recorded_at: str, report_sha256: str, curves_version: str | None,
+    verdict: dict, report: dict,
+) -> dict:
+    """A record (docs/CONTRACTS.md, the record), its keys in the order record_bytes writes them."""
+    return {
+        "record_version": RECORD_VERSION,
+        "issue": issue,
+        "issue_url": issue_url,
+        "pr_branch": f"replication/issue-{issue}",
+        "submitter_login": submitter_login,
+        "credited_handle": credited_handle,
+        "affiliation": affiliation,
+        "notes": notes,
+        "submitted_at": submitted_at,
+        "recorded_at": recorded_at,
+        "report_sha256": report_sha256,
+        "curves_version": curves_version,
+        "verdict": verdict,
+        "report": report,
+    }
+
+
 def record_bytes(record: dict) -> bytes:
     return (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode("utf-8", "surrogatepass")
 
