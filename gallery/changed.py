@@ -1,10 +1,11 @@
-"""The committed gallery files a change of records alters (pure): README and only the plots that change.
+"""The committed gallery files: those of a checkout, and those a change of records alters (README, plots).
 
-`gallery.render_files` renders every plot (about 0.1 s each with matplotlib), which alone would take
-planning over its one-second budget. The gallery composes its plot specs cheaply and hashes them, so this
-module composes the gallery before and after the new records, renders only the plots whose spec changed
-(or that the base branch lacks), and keeps the README only when its bytes change. The output equals
-`gallery.render_files(after)` restricted to the files that differ from the base branch's.
+`changed_files` is pure. `gallery.render_files` renders every plot (about 0.1 s each with matplotlib),
+which alone would take planning over its one-second budget. The gallery composes its plot specs cheaply
+and hashes them, so `changed_files` composes the gallery before and after the new records, renders only
+the plots whose spec changed (or that the base branch lacks), and keeps the README only when its bytes
+change. The output equals `gallery.render_files(after)` restricted to the files that differ from the base
+branch's.
 """
 
 from __future__ import annotations

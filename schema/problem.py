@@ -11,7 +11,7 @@ from schema.codes import Code, codes, lookup
 class Problem:
     code: str
     severity: str  # "error" | "warning"
-    path: str  # JSON pointer into the report, "" for the whole document
+    path: str  # JSON pointer into the report, "" for the whole document; a file's path for a whole file
     message: str
     hint: str
 
