@@ -86,9 +86,6 @@ CODES: tuple[Code, ...] = (
     ),
 )
 
-BY_CODE: dict[str, Code] = {c.code: c for c in CODES}
-
-
 def codes() -> tuple[Code, ...]:
     """Every QJ3xx code, gathered by problem_codes.all_codes() into the shared table."""
     return CODES

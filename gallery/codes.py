@@ -13,9 +13,6 @@ CODES: tuple[Code, ...] = (
          "Run inside a git checkout with both commits fetched (actions/checkout with fetch-depth: 0)."),
 )
 
-BY_CODE = {c.code: c for c in CODES}
-
-
 def codes() -> tuple[Code, ...]:
     """Every QJ6xx code, for the shared table."""
     return CODES
