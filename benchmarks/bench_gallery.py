@@ -1,9 +1,9 @@
 """Gallery speed with 10,000 generated replications: full build, incremental build after one new record,
 and the index page's load in headless Chromium. Targets: 30 s, 3 s, 2 s.
 
-    python benchmarks/bench_gallery.py [--records 10000] [--keep DIR]
+    python -m benchmarks.bench_gallery [--records 10000] [--keep DIR]
 
-The records are TEST FIXTURES from tests/gallery/gallery_fixtures.py (graded by the real grader against
+The records are TEST FIXTURES from tests/support/gallery_records.py (graded by the real grader against
 reference/curves.json); the builds run as `python -m gallery build` subprocesses, as a user would run them.
 """
 
@@ -23,8 +23,6 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests" / "gallery"))
 
 TARGETS_S = {
     "full build": 30.0,
@@ -34,10 +32,9 @@ TARGETS_S = {
 
 
 def make_repo(root: Path, n: int) -> dict:
-    from gallery_fixtures import population
-
     from curves import load_curves
     from schema.records import record_id
+    from tests.support.gallery_records import population
 
     curves = load_curves(REPO / "reference" / "curves.json")
     (root / "reference").mkdir(parents=True)
@@ -63,9 +60,8 @@ def timed_build(root: Path, *extra: str) -> tuple[float, str]:
 
 
 def add_one_record(root: Path, curves: dict) -> None:
-    from gallery_fixtures import make_record, make_report
-
     from schema.records import record_id
+    from tests.support.gallery_records import make_record, make_report
 
     report = make_report(
         arch="ada", model="Qwen2-7B", params_b=7.616, precision="NF4", delta_pct=-12.0, seed=777_777

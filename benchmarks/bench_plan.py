@@ -5,7 +5,7 @@ its own sha256) and their committed gallery, then times `bot.pipeline.plan_event
 reading the records and the gallery from disk, intake, validation, grading, duplicate checks, the records,
 the re-rendered plot and README, the comment and the PR body. Imports and the one-off setup are not timed.
 
-    python benchmarks/bench_plan.py [--records 100] [--repeat 5]
+    python -m benchmarks.bench_plan [--records 100] [--repeat 5]
 """
 
 from __future__ import annotations
@@ -19,16 +19,13 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-import curves  # noqa: E402
-import gallery  # noqa: E402
-from bot.intake import read_event  # noqa: E402
-from bot.pipeline import plan_event  # noqa: E402
-from bot.plan import make_record  # noqa: E402
-from schema.records import canonical_sha256, record_bytes, record_path  # noqa: E402
-from tests.fakes.webhooks import form_body, issues_event, schema_example  # noqa: E402
+import curves
+import gallery
+from bot.intake import read_event
+from bot.pipeline import plan_event
+from bot.plan import make_record
+from schema.records import canonical_sha256, record_bytes, record_path
+from tests.support.webhooks import form_body, issues_event, schema_example
 
 EXAMPLES = (
     "v2-measured-nf4-hopper.json",

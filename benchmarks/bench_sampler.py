@@ -6,7 +6,7 @@ process (it then sleeps on an event); "on" samples at --rate-hz. The statistic i
 of time per token with the sampler on, in percent, with a t interval over quads; the sampler is
 harmless when |change| <= 1 % and the interval is narrow enough to resolve 1 %.
 
-    python benchmarks/bench_sampler.py --synthetic tinyllama-1.1b --quads 24 [--max-seconds S] [--fake-power]
+    python -m benchmarks.bench_sampler --synthetic tinyllama-1.1b --quads 24 [--max-seconds S] [--fake-power]
 """
 
 from __future__ import annotations

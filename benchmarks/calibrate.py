@@ -9,7 +9,7 @@ around the fitted curve, the whole fit is rerun, and fresh submissions are grade
 Seeded: same output each run. Targets: false-contradiction rate 5 % +- 1.5 % for sizes inside the measured
 range and power >= 80 %; the exit status is 0 when every part-1 inside row meets them.
 
-    python benchmarks/calibrate.py [--n 10000] [--refits 100] [--per-refit 50] [--jobs 2] [--seed 20261202]
+    python -m benchmarks.calibrate [--n 10000] [--refits 100] [--per-refit 50] [--jobs 2] [--seed 20261202]
 """
 
 from __future__ import annotations
@@ -19,14 +19,11 @@ import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from curves.calibration import SCENARIOS, binomial_half_width, simulate  # noqa: E402
-from curves.model import delta_method_variance  # noqa: E402
-from curves.resample import resample_once, summarise  # noqa: E402
-from curves.store import load_curves  # noqa: E402
+from curves.calibration import SCENARIOS, binomial_half_width, simulate
+from curves.model import delta_method_variance
+from curves.resample import resample_once, summarise
+from curves.store import load_curves
 
 
 def _target(fcr: float, power: float) -> str:

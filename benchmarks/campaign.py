@@ -1,6 +1,6 @@
 """Resumable measurement campaign: runs the not-yet-measured cells of a manifest within a time budget.
 
-    python benchmarks/campaign.py measurements/hopper-campaign/campaign.json --budget-s 560 --out $OUT
+    python -m benchmarks.campaign measurements/hopper-campaign/campaign.json --budget-s 560 --out $OUT
 
 A manifest names its cells one by one (id, synthetic model, protocol, seed, need_s); everything else is
 `measure sweep`'s executor (measure/sweep_run.py), so the rules are the sweep's: a cell is done when its
@@ -24,10 +24,8 @@ import sys
 import tarfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from measure.sweep import Cell, plan  # noqa: E402
-from measure.sweep_run import RAW_NAME, Hooks, record_state, sweep  # noqa: E402
+from measure.sweep import Cell, plan
+from measure.sweep_run import RAW_NAME, Hooks, record_state, sweep
 
 QUERY = "timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_event_reasons.active"
 SMI_GPU = "name,pci.bus_id,persistence_mode,power.limit,driver_version"

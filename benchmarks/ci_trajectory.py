@@ -5,7 +5,7 @@ the run's first power sample (the sampler starts before the bare-idle reading an
 this is measurement wall time), and from which block on it stayed within the target max(3 pp, 5 % of
 |dE%|) to the end of the run (a first crossing after two or three blocks is luck, not precision).
 
-    python benchmarks/ci_trajectory.py benchmarks/results/h200-protocol-2026-12-02/*/energy-raw.json.gz
+    python -m benchmarks.ci_trajectory measurements/h200-protocol-2026-12-02/*/energy-raw.json.gz
 """
 
 from __future__ import annotations

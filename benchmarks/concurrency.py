@@ -1,7 +1,7 @@
 """Concurrency: N submissions processed at once by N separate `python -m bot process --forge github`
 processes against one fake GitHub, then every PR merged and the gallery rebuilt with `gallery.build`.
 
-    python benchmarks/concurrency.py [--submissions 20]
+    python -m benchmarks.concurrency [--submissions 20]
 """
 
 from __future__ import annotations
@@ -12,8 +12,6 @@ from pathlib import Path
 
 import click
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--submissions", default=20, show_default=True, help="Processes started at once.")
@@ -21,7 +19,7 @@ def main(submissions: int) -> None:
     """Run the processes, merge, build, print what was found."""
     import curves
     import gallery
-    from tests.hostile import concurrency
+    from tests.support.hostile import concurrency
 
     base = gallery.render_files([], curves.load_curves())
     with tempfile.TemporaryDirectory(prefix="qj-concurrency-") as tmp:

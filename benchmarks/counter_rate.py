@@ -4,7 +4,7 @@ Each record is replayed as recorded and with the counter kept on every 5th and e
 (the other readings dropped), and the per-trial counter-vs-trace agreement and the paired dE% compared.
 No GPU needed.
 
-    python benchmarks/counter_rate.py benchmarks/results/h200-protocol-2026-12-02/*/energy-raw.json.gz
+    python -m benchmarks.counter_rate measurements/h200-protocol-2026-12-02/*/energy-raw.json.gz
 """
 
 from __future__ import annotations

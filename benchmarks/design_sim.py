@@ -8,7 +8,7 @@ K it prints the mean CI95 half-width scaled to `--seconds` of block phase, over 
 the circular record. A model, not a measurement: it keeps the host's speed regimes and jitter, and
 nothing else (no energy-measurement noise, a ratio that does not move with host speed).
 
-    python benchmarks/design_sim.py benchmarks/results/h200-protocol-2026-12-02/bench_sampler-8tok-*.json
+    python -m benchmarks.design_sim measurements/h200-protocol-2026-12-02/bench_sampler-8tok-*.json
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ known start/end to where the instant-power trace (`measure.energy.power_steps`) 
 mean power cross halfway between idle and busy, and the counter-vs-trace disagreement of the burst's
 energy. Bursts of several lengths show how agreement depends on window length when the edges are sharp.
 
-    python benchmarks/edge_timing.py [--bursts-s 0.25,0.5,1,2] [--repeats 5] [--gap-s 1.0] [--json PATH]
-    python benchmarks/edge_timing.py --fake-power --size 256      # CPU dry run of the script itself
+    python -m benchmarks.edge_timing [--bursts-s 0.25,0.5,1,2] [--repeats 5] [--gap-s 1.0] [--json PATH]
+    python -m benchmarks.edge_timing --fake-power --size 256      # CPU dry run of the script itself
 """
 
 from __future__ import annotations
@@ -20,8 +20,6 @@ import statistics as st
 import sys
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def crossing(ts: list[float], ws: list[float], after_s: float, level_w: float, rising: bool) -> float | None:

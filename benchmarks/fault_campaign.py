@@ -5,18 +5,15 @@ Prints, after the first pass and each re-run of the `bot-error` issues, how many
 state: `pr-open`, `refused` (with a coded comment), `retry` (bot-error label + error comment), and the
 two that must stay zero: `none` (no state: silently dropped) and `several` (inconsistent).
 
-    python benchmarks/fault_campaign.py [--submissions 200] [--rate 0.2] [--seed 7]
+    python -m benchmarks.fault_campaign [--submissions 200] [--rate 0.2] [--seed 7]
 """
 
 from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
 
 import click
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -27,7 +24,7 @@ def main(submissions: int, rate: float, seed: int) -> None:
     """Run the campaign and print the tally of every pass."""
     import curves
     import gallery
-    from tests.hostile import campaign
+    from tests.support.hostile import campaign
 
     curves_data = curves.load_curves()
     base = gallery.render_files([], curves_data)

@@ -2,7 +2,7 @@
 
 Run on a CUDA machine (or ``--device cpu --model synthetic:tiny-llama`` for a dry run):
 
-    python benchmarks/gpu_smoke_workload.py --out result.json
+    python -m benchmarks.gpu_smoke_workload --out result.json
 
 What it does, in order, writing the JSON after every stage so a killed run still leaves its figures:
 1. loads FP16, NF4 and INT8 of the model (eager backend) resident together: load time, dtype,
@@ -26,13 +26,10 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from measure.workload import PRECISIONS, Workload, WorkloadError  # noqa: E402
+from measure.workload import PRECISIONS, Workload, WorkloadError
 
 
 def _mem(torch) -> dict:

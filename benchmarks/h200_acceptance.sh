@@ -23,7 +23,7 @@ R="python -m measure run --synthetic $S --precisions nf4,int8"
             accept) $R --trials 3 --out "$OUT/accept" ;;
             eager) $R --duration "$EAGER_S" --seed 1 --out "$OUT/eager" ;;
             static) $R --backend static --duration "$STATIC_S" --seed 2 --out "$OUT/static" ;;
-            bench) python benchmarks/bench_sampler.py --synthetic "$S" --quads "$QUADS" --json "$OUT/bench_sampler.json" ;;
+            bench) python -m benchmarks.bench_sampler --synthetic "$S" --quads "$QUADS" --json "$OUT/bench_sampler.json" ;;
             *) echo "unknown step $step"; continue ;;
         esac
         echo "$step rc=$?"

@@ -36,9 +36,9 @@ run_step() {  # need_s command...
             # static defaults: whole --tokens generations, two per window (graph replay: 256 tokens in ~0.7 s)
             static) run_step $((secs + 60)) $R --synthetic "$name" --backend static --duration "$secs" --seed 2 \
                         --out "$RES/static" ;;
-            jitter) run_step $((secs + 30)) python benchmarks/host_jitter.py --pin "$name" --seconds "$secs" \
+            jitter) run_step $((secs + 30)) python -m benchmarks.host_jitter --pin "$name" --seconds "$secs" \
                         --json "$RES/jitter-$name.json" ;;
-            bench) run_step 120 python benchmarks/bench_sampler.py --synthetic tinyllama-1.1b --quads "$name" ${BENCH_ARGS:-} \
+            bench) run_step 120 python -m benchmarks.bench_sampler --synthetic tinyllama-1.1b --quads "$name" ${BENCH_ARGS:-} \
                         --json "$RES/bench_sampler.json" ;;
         esac
     done

@@ -1,6 +1,6 @@
 """Leave-one-run-out check of the grader on the project's own runs (see curves/holdout.py).
 
-    python benchmarks/holdout.py [--anchors reference/anchors-quantjoule-hopper.csv]
+    python -m benchmarks.holdout [--anchors reference/anchors-quantjoule-hopper.csv]
 
 Prints each held-out run's verdict against the refit without it, and per precision the false-contradiction
 rate (target 5 %), the power to detect the goal difference (NF4 12 pp, INT8 25 pp) and the largest
@@ -14,11 +14,9 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from curves.anchors import read_anchors  # noqa: E402
-from curves.holdout import leave_one_run_out, summarise  # noqa: E402
-from curves.store import DEFAULT_ANCHORS_PATH  # noqa: E402
+from curves.anchors import read_anchors
+from curves.holdout import leave_one_run_out, summarise
+from curves.store import DEFAULT_ANCHORS_PATH
 
 ROOT = Path(__file__).resolve().parent.parent
 

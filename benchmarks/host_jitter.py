@@ -5,8 +5,8 @@ of one arm's generation times (cv, lag-1 autocorrelation, the slowest and fastes
 power sampler running as in a measurement, optionally with the measuring process pinned to one CPU
 and the sampler to another. Run it once per configuration, each in a fresh process:
 
-    python benchmarks/host_jitter.py --seconds 15                  # as the scheduler places it
-    python benchmarks/host_jitter.py --seconds 15 --pin auto       # pinned (measure run --pin-cpu)
+    python -m benchmarks.host_jitter --seconds 15                  # as the scheduler places it
+    python -m benchmarks.host_jitter --seconds 15 --pin auto       # pinned (measure run --pin-cpu)
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """When does the ~120 W "loaded idle" floor appear? Power over the first seconds of raw records.
 
-    python benchmarks/load_power.py measurements/hopper-campaign/*/energy-raw.json.gz
+    python -m benchmarks.load_power measurements/hopper-campaign/*/energy-raw.json.gz
 
 The sampler starts before the bare-idle window and model loading, so a raw record's first seconds show
 the card going from bare idle to the floor it keeps while models are resident. Per record: bare idle

@@ -2,9 +2,9 @@
 
 Each example is a whole `issues` webhook payload (form sections, fenced blocks with mutated constructed
 reports or random JSON, unclosed fences, hostile text, odd actions and logins); the invariants are those of
-tests/hostile/fuzz.py (no exception, every problem coded with a hint, nothing that pings or links).
+tests/support/hostile/fuzz.py (no exception, every problem coded with a hint, nothing that pings or links).
 
-    python benchmarks/stress_fuzz.py [--examples 10000] [--seed 0]
+    python -m benchmarks.stress_fuzz [--examples 10000] [--seed 0]
 """
 
 from __future__ import annotations
@@ -13,11 +13,8 @@ import collections
 import sys
 import time
 import traceback
-from pathlib import Path
 
 import click
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -30,7 +27,7 @@ def main(examples: int, seed: int) -> None:
 
     import curves
     import gallery
-    from tests.hostile.fuzz import check_one, issue_payload
+    from tests.support.hostile.fuzz import check_one, issue_payload
 
     curves_data = curves.load_curves()
     base = gallery.render_files([], curves_data)

@@ -4,7 +4,7 @@ Prints how often the NVML energy counter and the instant power field changed, ho
 steps were, and how far each 100 ms instant-power value sits from the counter's mean power over the same
 interval (searched over lags): the floor under any counter-vs-trace agreement of a short window.
 
-    python benchmarks/telemetry_timing.py benchmarks/results/h200-protocol-2026-12-02/*/energy-raw.json.gz
+    python -m benchmarks.telemetry_timing measurements/h200-protocol-2026-12-02/*/energy-raw.json.gz
 """
 
 from __future__ import annotations

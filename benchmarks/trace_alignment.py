@@ -7,7 +7,7 @@ each trial record (one arm's windows in one block) both ways, the staircase held
 first shows a value, and the values placed where they changed (`measure.energy.power_steps`, what
 `measure run` uses), against the counter:
 
-    python benchmarks/trace_alignment.py benchmarks/results/h200-protocol-2026-12-02b/*/energy-raw.json.gz
+    python -m benchmarks.trace_alignment measurements/h200-protocol-2026-12-02b/*/energy-raw.json.gz
 """
 
 from __future__ import annotations

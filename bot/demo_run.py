@@ -1,9 +1,9 @@
 """`python -m bot demo`: the bot end to end on the bundled submissions, in a throwaway clone.
 
-Every real measured report under measurements/ is filed as an issue (the accepted path), then a report
-written without a GPU (refused: not a measurement), a truncated report (refused: not JSON) and a resubmission
-of the first measured report (refused: duplicate). Each accepted PR branch is merged as a maintainer would
-(fast-forward), then the gallery is built in the clone.
+Every real measured report in the demo's folders of measurements/ is filed as an issue (the accepted path),
+then a report written without a GPU (refused: not a measurement), a truncated report (refused: not JSON) and
+a resubmission of the first measured report (refused: duplicate). Each accepted PR branch is merged as a
+maintainer would (fast-forward), then the gallery is built in the clone.
 """
 
 from __future__ import annotations
@@ -18,6 +18,9 @@ from bot.forge_local import LocalForge
 from bot.pipeline import load_curves, process
 
 DEMO_DIR = Path(__file__).resolve().parent / "demo"
+# The measurements/ folders whose reports the demo files (measurements/README.md): the protocol studies beside
+# them are replayed by the tests, not submitted.
+DEMO_FOLDERS = ("h200", "hopper-campaign")
 DEMO_REPO = {"full_name": "demo/quantjoule", "html_url": "https://github.com/demo/quantjoule"}
 
 
@@ -47,7 +50,8 @@ def _submissions(clone: Path) -> list[tuple[str, str]]:
     """(title, issue body) for each demo issue, in filing order."""
     template = (DEMO_DIR / "measured.md").read_text(encoding="utf-8")
     out = []
-    for path in sorted((clone / "measurements").rglob("*.json")):
+    found = [p for folder in DEMO_FOLDERS for p in (clone / "measurements" / folder).rglob("*.json")]
+    for path in sorted(found):
         rel = path.relative_to(clone).as_posix()
         body = template.replace("{path}", rel).replace("{report}", path.read_text(encoding="utf-8").strip())
         out.append((f"[replication] {rel}", body))

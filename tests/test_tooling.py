@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from tests.tooling import find_tool, require_tool, tool_dirs
+from tests.support.tooling import find_tool, require_tool, tool_dirs
 
 
 def test_pip_installed_tools_are_found_without_path(monkeypatch):
@@ -32,7 +32,7 @@ def test_a_missing_tool_fails_under_ci(monkeypatch):
 def test_under_ci_a_skip_for_a_missing_tool_fails_the_run(tmp_path):
     # the real thing, end to end: a pytest run whose one test needs a missing tool
     (tmp_path / "test_needs_tool.py").write_text(
-        "from tests.tooling import require_tool\n\n"
+        "from tests.support.tooling import require_tool\n\n"
         "def test_it():\n    require_tool('quantjoule-no-such-tool', 'nothing installs it')\n"
     )
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

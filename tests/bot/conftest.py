@@ -4,8 +4,8 @@ import pytest
 
 from bot.forge import Retrier
 from bot.forge_github import GitHubForge
-from tests.fakes.fake_github import FakeGitHub
-from tests.fakes.gallery_fixtures import base_gallery, curves_data
+from tests.support.fake_github import FakeGitHub
+from tests.support.session import base_gallery, curves_data
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from assess import assess
 from bot.intake import read_event
 from bot.plan import PlanContext, build_plan
 from measure.cli import main as measure_main
-from tests.fakes.webhooks import form_body, issues_event
+from tests.support.webhooks import form_body, issues_event
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = sorted(

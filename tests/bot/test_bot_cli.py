@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from bot.cli import main
-from tests.fakes.webhooks import form_body, issues_event, schema_example
+from tests.support.webhooks import form_body, issues_event, schema_example
 
 HOPPER = schema_example("v2-measured-nf4-hopper.json")
 VOLTA = schema_example("v2-volta-no-curve-int8.json")

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from bot.cli import main
-from tests.fakes.webhooks import schema_example
+from tests.support.webhooks import schema_example
 
 ROOT = Path(__file__).resolve().parents[2]
 

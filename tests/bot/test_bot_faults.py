@@ -11,8 +11,8 @@ from bot.forge_github import GitHubForge
 from bot.intake import read_event
 from bot.plan import PlanContext, build_plan
 from schema.records import read_records
-from tests.fakes.fake_github import Fault, rate_limit_fault
-from tests.fakes.webhooks import form_body, issues_event, schema_example
+from tests.support.fake_github import Fault, rate_limit_fault
+from tests.support.webhooks import form_body, issues_event, schema_example
 
 NOW = 1_800_000_000.0
 BODY = form_body(schema_example("v2-measured-nf4-hopper.json"))

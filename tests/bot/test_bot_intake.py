@@ -5,7 +5,7 @@ from pathlib import Path
 
 import schema
 from bot.intake import MAX_BODY_CHARS, Ignored, Submission, read_event
-from tests.fakes.webhooks import comment_event, form_body, issues_event
+from tests.support.webhooks import comment_event, form_body, issues_event
 
 VALID = Path(__file__).resolve().parents[1] / "schema" / "examples" / "valid"
 REPORT = (VALID / "v2-measured-nf4-hopper.json").read_text()

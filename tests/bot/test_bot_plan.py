@@ -9,7 +9,7 @@ from bot.intake import read_event
 from bot.plan import PlanContext, build_plan, read_state
 from schema.escape import md_block, md_inline
 from schema.records import UnsafePath, canonical_sha256, check_path, slug
-from tests.fakes.webhooks import comment_event, form_body, issues_event, schema_example
+from tests.support.webhooks import comment_event, form_body, issues_event, schema_example
 
 HOPPER = schema_example("v2-measured-nf4-hopper.json")
 REFERENCE = schema_example("v2-reference-interpolated.json")

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from bot.intake import FORM_FIELDS, FORM_REPORT_HEADING, REPLICATION_LABEL, TITLE_PREFIX, is_consent
-from tests.tooling import require_tool
+from tests.support.tooling import require_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 OURS = [

@@ -9,7 +9,7 @@ import pytest
 
 from curves.model import predict_group
 from tests.curves.helpers import ROOT
-from tests.tooling import find_tool, require_tool
+from tests.support.tooling import find_tool, require_tool
 
 SIZES_B = [0.05, 0.3, 0.5, 1.1, 2.0, 3.7, 7.0, 9.0, 14.0, 40.0, 300.0]
 

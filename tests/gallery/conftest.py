@@ -5,24 +5,24 @@ from __future__ import annotations
 import copy
 import functools
 import http.server
-import json
 import shutil
-import sys
 import threading
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from tests.gallery.helpers import HOSTILE, REPO, write_repo
+from tests.support.gallery_records import (
+    FIXTURE_NOTE,
+    make_legacy_report,
+    make_record,
+    make_report,
+    population,
+)
+from tests.support.tooling import find_tool, require_tool
 
-from gallery_fixtures import FIXTURE_NOTE, make_legacy_report, make_record, make_report, population  # noqa: E402
-
-from tests.tooling import find_tool, require_tool  # noqa: E402
-
-REPO = Path(__file__).resolve().parents[2]
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 CHROMIUM = Path("/usr/bin/chromium")
-HOSTILE = "Ada | <script>alert(1)</script> [x](javascript:alert(2)) `tick` @octocat #1 **b** _i_ ![i](x)"
 
 
 @pytest.fixture(scope="session")
@@ -74,21 +74,6 @@ def special_records(curves: dict) -> list[dict]:
 def records(curves) -> list[dict]:
     """24 generated fixture records plus the three special ones (shared; tests must not mutate them)."""
     return population(curves, 24) + special_records(curves)
-
-
-def write_repo(root: Path, records: list[dict], curves: dict) -> Path:
-    """A repository-shaped folder: reference/curves.json and one file per record under replications/."""
-    from schema.records import record_id
-
-    (root / "reference").mkdir(parents=True, exist_ok=True)
-    (root / "reference" / "curves.json").write_text(
-        json.dumps(curves, indent=1, sort_keys=True), encoding="utf-8"
-    )
-    for record in records:
-        path = root / "replications" / f"{record_id(record)}.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(record, indent=1), encoding="utf-8")
-    return root
 
 
 SMALL_GROUPS = ("ada/NF4/eager", "ampere/NF4/eager", "hopper/NF4/eager")

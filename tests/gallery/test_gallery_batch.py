@@ -8,12 +8,12 @@ import io
 import json
 
 import pytest
-from conftest import write_repo
-from gallery_fixtures import make_record, make_report
 from matplotlib import image as mpimg
 
 from gallery import batch
 from gallery.rows import build_rows
+from tests.gallery.helpers import write_repo
+from tests.support.gallery_records import make_record, make_report
 
 MODELS = (("Qwen2-0.5B", 0.494), ("Qwen2-1.5B", 1.544))
 GRID = [(m, p, backend, b) for m, p in MODELS for backend in ("eager", "static") for b in (1, 8, 32)]
@@ -173,9 +173,8 @@ def test_the_size_plots_keep_batch_1_points_only(batch_records, curves):
 def test_the_browser_checker_reads_the_condition_like_python(tmp_path, curves):
     """Batched, static and threshold-0 INT8 reports: the in-browser checker gives the problems and the
     verdict (QJ309 condition refusals included) that Python gives."""
-    from test_gallery_js_parity import _compare, run_js
-
     from gallery.rules import rules
+    from tests.gallery.test_gallery_js_parity import _compare, run_js
 
     texts = []
     for i, (backend, b, precision) in enumerate(

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import HOSTILE, REPO, write_repo
-from gallery_fixtures import make_report
 from matplotlib import image as mpimg
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from gallery.site import CHECKER_FILES
+from tests.gallery.helpers import HOSTILE, REPO, write_repo
+from tests.support.gallery_records import make_report
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -276,9 +276,8 @@ def test_screenshot_is_not_blank(browser, site, tmp_path):
 @pytest.fixture(scope="module")
 def big_site(tmp_path_factory, serve, small):
     """130 records on three plots: enough rows to page through."""
-    from gallery_fixtures import population
-
     from gallery.builder import build
+    from tests.support.gallery_records import population
 
     records, curves = small
     plotted = {("ada", "NF4"), ("ampere", "NF4"), ("hopper", "NF4")}

@@ -7,12 +7,12 @@ import shutil
 from pathlib import Path
 
 from click.testing import CliRunner
-from conftest import write_repo
-from gallery_fixtures import make_record, make_report
 
 from gallery.builder import CACHE, MANIFEST, build, state_dir
 from gallery.cli import main
 from gallery.site import CHECKER_FILES
+from tests.gallery.helpers import write_repo
+from tests.support.gallery_records import make_record, make_report
 
 
 def _tree(*folders: Path) -> dict[str, bytes]:

@@ -13,11 +13,10 @@ import random
 import subprocess
 from pathlib import Path
 
-from gallery_fixtures import MODELS, make_legacy_report, make_report
-
 from gallery.plots import place
 from gallery.rules import rules
-from tests.tooling import require_tool
+from tests.support.gallery_records import MODELS, make_legacy_report, make_report
+from tests.support.tooling import require_tool
 
 RUNNER = Path(__file__).with_name("js_check_runner.js")
 ARCHS = ("ada", "ampere", "blackwell", "turing", "hopper", "volta")
@@ -384,7 +383,7 @@ def test_browser_and_python_agree_on_the_committed_real_reports(tmp_path, curves
 
 
 def test_threshold_zero_int8_is_another_condition_in_both(tmp_path, curves):
-    from gallery_fixtures import make_report
+    from tests.support.gallery_records import make_report
 
     base = make_report(arch="ada", model="TinyLlama-1.1B", precision="INT8", params_b=1.1, delta_pct=140.0,
                        seed=3)

@@ -8,13 +8,13 @@ import re
 
 import numpy as np
 import pytest
-from gallery_fixtures import make_record, make_report
 from matplotlib.collections import PathCollection
 from matplotlib.colors import to_hex
 
 from gallery import plots, render_files
 from gallery.render import compose, readme_bytes
 from schema.records import record_id
+from tests.support.gallery_records import make_record, make_report
 
 
 def _table_rows(readme: str) -> list[list[str]]:

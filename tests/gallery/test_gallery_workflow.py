@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import REPO, write_repo
 
 from gallery.cli import main
-from tests.tooling import require_tool
+from tests.gallery.helpers import REPO, write_repo
+from tests.support.tooling import require_tool
 
 WORKFLOW = REPO / ".github" / "workflows" / "gallery.yml"
 yaml = pytest.importorskip("yaml")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.fakes.gallery_fixtures import base_gallery, curves_data
+from tests.support.session import base_gallery, curves_data
 
 
 @pytest.fixture(scope="session")

@@ -19,9 +19,9 @@ from bot.pipeline import process
 from gallery.rules import rules
 from schema.records import canonical_sha256, read_records, record_id
 from schema.text import INVISIBLE
-from tests.fakes.webhooks import form_body, issues_event
-from tests.hostile.corpus_13 import HOPPER, TINY_NF4, TINY_NF4_B, edit
-from tests.hostile.harness import git, make_repo
+from tests.support.hostile.corpus_13 import HOPPER, TINY_NF4, TINY_NF4_B, edit
+from tests.support.hostile.harness import git, make_repo
+from tests.support.webhooks import form_body, issues_event
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNNER = ROOT / "tests" / "gallery" / "js_check_runner.js"

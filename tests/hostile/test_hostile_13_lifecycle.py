@@ -19,10 +19,10 @@ from bot.forge import Retrier, apply_plan
 from bot.forge_local import LocalForge
 from bot.pipeline import process
 from bot.refresh import refresh_plans
-from tests.fakes.fake_github import FakeGitHub, Fault
-from tests.fakes.webhooks import comment_event, form_body, issues_event, schema_example
-from tests.hostile.corpus_13 import HOPPER, LEGACY, plain
-from tests.hostile.harness import git, github_forge, make_repo, seed_fake
+from tests.support.fake_github import FakeGitHub, Fault
+from tests.support.hostile.corpus_13 import HOPPER, LEGACY, plain
+from tests.support.hostile.harness import git, github_forge, make_repo, seed_fake
+from tests.support.webhooks import comment_event, form_body, issues_event, schema_example
 
 VOLTA = schema_example("v2-volta-no-curve-int8.json")
 UNTICKED = form_body(HOPPER, consent=False)

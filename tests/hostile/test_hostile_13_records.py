@@ -18,9 +18,9 @@ from bot.pipeline import process
 from measure.check import check as measure_check
 from schema import check_report, validate
 from schema.records import read_record, read_records
-from tests.fakes.webhooks import form_body, issues_event
-from tests.hostile.corpus_13 import HOPPER
-from tests.hostile.harness import git, make_repo
+from tests.support.hostile.corpus_13 import HOPPER
+from tests.support.hostile.harness import git, make_repo
+from tests.support.webhooks import form_body, issues_event
 
 GOOD_ISSUE = 40
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import random
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,12 +17,10 @@ from curves import grade
 from schema import validate
 from schema.gpus import arch_for
 from schema.text import skeleton
-from tests.fakes.webhooks import form_body, issues_event
-from tests.hostile.corpus_13 import HOPPER, LEGACY, LEGACY_REF, TINY_NF4_B, edit, seed_copy
-from tests.hostile.harness import git, make_repo
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "gallery"))
-from gallery_fixtures import make_report  # noqa: E402
+from tests.support.gallery_records import make_report
+from tests.support.hostile.corpus_13 import HOPPER, LEGACY, LEGACY_REF, TINY_NF4_B, edit, seed_copy
+from tests.support.hostile.harness import git, make_repo
+from tests.support.webhooks import form_body, issues_event
 
 
 def codes(report: dict) -> set[str]:

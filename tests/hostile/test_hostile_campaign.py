@@ -1,6 +1,6 @@
 """A fast slice of the randomized fault campaign (benchmarks/fault_campaign.py runs the full one)."""
 
-from tests.hostile import campaign
+from tests.support.hostile import campaign
 
 
 def test_campaign_slice_every_submission_in_one_state_and_reruns_converge(

@@ -1,6 +1,6 @@
 """Twenty submissions at once, each in its own (forked) process, against one fake GitHub."""
 
-from tests.hostile import concurrency
+from tests.support.hostile import concurrency
 
 
 def test_twenty_processes_at_once_make_twenty_prs_and_twenty_gallery_rows(tmp_path, base_gallery):

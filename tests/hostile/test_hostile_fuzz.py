@@ -5,7 +5,7 @@ CI runs a modest number of examples; benchmarks/stress_fuzz.py runs 10,000 and m
 
 from hypothesis import HealthCheck, given, settings
 
-from tests.hostile.fuzz import check_one, issue_payload
+from tests.support.hostile.fuzz import check_one, issue_payload
 
 SETTINGS = settings(
     max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]

@@ -6,10 +6,9 @@ import pytest
 from bot.forge import Retrier, apply_plan
 from bot.intake import read_event
 from bot.plan import PlanContext, build_plan
-from tests.fakes.fake_github import FakeGitHub, Fault, rate_limit_fault
-from tests.fakes.webhooks import form_body
-from tests.hostile.corpus import HOPPER, VOLTA, cases
-from tests.hostile.harness import (
+from tests.support.fake_github import FakeGitHub, Fault, rate_limit_fault
+from tests.support.hostile.corpus import HOPPER, VOLTA, cases
+from tests.support.hostile.harness import (
     WRITABLE,
     codes_in,
     event,
@@ -20,6 +19,7 @@ from tests.hostile.harness import (
     run_case,
     seed_fake,
 )
+from tests.support.webhooks import form_body
 
 SAMPLE = (
     "truncated-half",

@@ -7,8 +7,8 @@ import pytest
 
 from bot.forge_local import LocalForge
 from bot.plan import decode_file
-from tests.hostile.corpus import cases
-from tests.hostile.harness import (
+from tests.support.hostile.corpus import cases
+from tests.support.hostile.harness import (
     WRITABLE,
     changed_paths,
     codes_in,

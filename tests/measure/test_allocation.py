@@ -8,7 +8,7 @@ from measure.allocation import MIN_BLOCKS, block_delta_pct, choose, covered, nee
 from measure.analysis import analyse
 from measure.fake_power import FakeClock, FakePowerSource
 from measure.protocol import Outcome, Protocol, Window
-from tests.measure.fakes import ClockedSampler, FakeArm, quick_config
+from tests.support.measure_fakes import ClockedSampler, FakeArm, quick_config
 
 FLAT = [(0.0, 130.0), (1.0, 130.0)]
 

@@ -11,8 +11,8 @@ from measure.fake_power import FakeClock
 from measure.record import decode_outcome
 from measure.runner import EXIT_OK, run
 from schema import check_report
-from tests.measure.fakes import FakeArm, FakeWorkload, quick_config
 from tests.measure.test_runner import STEPS, _env, _opts
+from tests.support.measure_fakes import FakeArm, FakeWorkload, quick_config
 
 
 def _batched_run(tmp_path, batch: int):

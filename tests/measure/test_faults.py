@@ -17,8 +17,8 @@ from measure.check import check_data
 from measure.fake_power import FakeClock
 from measure.runner import EXIT_OK, EXIT_PARTIAL, run
 from schema import validate
-from tests.measure.fakes import FakeWorkload
 from tests.measure.test_runner import _arms, _env, _opts
+from tests.support.measure_fakes import FakeWorkload
 
 ROOT = Path(__file__).resolve().parents[2]
 

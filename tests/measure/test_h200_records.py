@@ -1,4 +1,4 @@
-"""The H200 runs kept under benchmarks/results: each raw record rebuilds its reports byte for byte,
+"""The H200 protocol runs kept under measurements/: each raw record rebuilds its reports byte for byte,
 so every published number can be recomputed from the samples the card gave."""
 
 from pathlib import Path
@@ -8,8 +8,8 @@ from click.testing import CliRunner
 
 from measure.cli import main
 
-RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
-RECORDS = sorted(RESULTS.glob("*/*/energy-raw.json.gz"))
+MEASUREMENTS = Path(__file__).resolve().parents[2] / "measurements"
+RECORDS = sorted(MEASUREMENTS.glob("h200-protocol-*/*/energy-raw.json.gz"))
 
 
 def test_there_are_h200_records():
@@ -28,11 +28,8 @@ def test_replay_rebuilds_the_committed_reports(record, tmp_path):
 
 def test_the_ci_trajectory_ends_at_the_reports_interval():
     import json
-    import sys
 
-    sys.path.insert(0, str(RESULTS.parent))
-    from ci_trajectory import trajectory
-
+    from benchmarks.ci_trajectory import trajectory
     from measure.record import read
 
     record = next(r for r in RECORDS if r.parent.name == "eager-paired-8tok")
@@ -76,12 +73,8 @@ def test_the_power_field_placed_where_it_changed_agrees_with_the_counter_on_ever
     after them; placed where it changed (`power_steps`, what reports use) the bias is gone and, in
     the run with 8 mirrored rounds per block (trial records of ~2.6 s), every trial agrees within 1 %."""
     import json
-    import sys
 
-    if str(RESULTS.parent) not in sys.path:
-        sys.path.insert(0, str(RESULTS.parent))
-    from trace_alignment import trials
-
+    from benchmarks.trace_alignment import trials
     from measure.energy import counter_steps, power_steps
     from measure.record import read, recorded_trace, replay
 

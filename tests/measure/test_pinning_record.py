@@ -13,7 +13,7 @@ from measure.codes import MeasureError
 from measure.fake_power import FakeClock, FakePowerSource
 from measure.pinning import choose_cpus
 from measure.protocol import Outcome, Protocol
-from tests.measure.fakes import ClockedSampler, FakeArm, quick_config
+from tests.support.measure_fakes import ClockedSampler, FakeArm, quick_config
 
 
 def _sysfs(tmp_path: Path, siblings: dict[int, str]) -> Path:

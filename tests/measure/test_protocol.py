@@ -7,7 +7,7 @@ import pytest
 from measure.analysis import analyse
 from measure.fake_power import FakeClock, FakePowerSource
 from measure.protocol import Outcome, Protocol, block_order, block_rounds, cooldown
-from tests.measure.fakes import ClockedSampler, FakeArm, quick_config
+from tests.support.measure_fakes import ClockedSampler, FakeArm, quick_config
 
 FLAT = [(0.0, 130.0), (1.0, 130.0)]
 

@@ -7,7 +7,7 @@ from measure.fake_power import FakeClock, FakePowerSource
 from measure.protocol import Outcome, Protocol
 from measure.report import MAX_REPORT_BYTES, build_report, dumps
 from schema import validate
-from tests.measure.fakes import ClockedSampler, FakeArm, quick_config
+from tests.support.measure_fakes import ClockedSampler, FakeArm, quick_config
 
 
 def _outcome(trials):

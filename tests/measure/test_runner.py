@@ -10,7 +10,7 @@ from measure.fake_power import FakeClock, FakePowerSource
 from measure.report import MAX_REPORT_BYTES
 from measure.runner import EXIT_NO_GPU, EXIT_OK, EXIT_PARTIAL, Env, RunOptions, run
 from schema import check_report, is_measurement, validate
-from tests.measure.fakes import ClockedSampler, FakeArm, FakeWorkload, quick_config
+from tests.support.measure_fakes import ClockedSampler, FakeArm, FakeWorkload, quick_config
 
 STEPS = {"FP16": 0.020, "NF4": 0.026, "INT8": 0.050}
 

@@ -14,7 +14,7 @@ from measure.fake_power import FakeClock, FakePowerSource
 from measure.protocol import ProtocolConfig
 from measure.runner import Env, RunOptions, run
 from measure.sweep_run import Hooks, record_state, sweep, time_limit_s
-from tests.measure.fakes import ClockedSampler, FakeArm, FakeWorkload
+from tests.support.measure_fakes import ClockedSampler, FakeArm, FakeWorkload
 
 GRID = ["--synthetic", "tiny-llama,qwen2-0.5b", "--precisions", "nf4", "--precisions", "nf4,int8",
         "--backends", "eager,static", "--batch-sizes", "1,8", "--cell-duration", "100"]
@@ -200,16 +200,11 @@ def test_hooks_see_the_working_and_the_final_folder(tmp_path):
 
 def test_the_campaign_runner_reads_its_manifest_as_sweep_cells():
     """benchmarks/campaign.py keeps its manifest and uses the sweep's done rule and executor."""
-    import sys
     from pathlib import Path
 
-    bench = Path(__file__).resolve().parents[2] / "benchmarks"
-    sys.path.insert(0, str(bench))
-    try:
-        import campaign
-    finally:
-        sys.path.remove(str(bench))
-    manifest_path = bench.parent / "measurements" / "hopper-campaign" / "campaign.json"
+    from benchmarks import campaign
+
+    manifest_path = Path(__file__).resolve().parents[2] / "measurements" / "hopper-campaign" / "campaign.json"
     manifest = json.loads(manifest_path.read_text())
     cells = campaign.cells(manifest)
     assert [c.id for c in cells] == [c["id"] for c in manifest["cells"]]

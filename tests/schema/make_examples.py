@@ -1,6 +1,6 @@
 """Builds the example reports under tests/schema/examples/ (test fixtures with constructed numbers).
 
-Run `python tests/schema/make_examples.py` to rewrite them; a test checks the committed files equal its
+Run `python -m tests.schema.make_examples` to rewrite them; a test checks the committed files equal its
 output.
 Every number here is constructed so the arithmetic is self-consistent; none is a measurement.
 """

@@ -1,8 +1,7 @@
-"""Shared helpers of the schema tests: the example directories and the example generator module."""
+"""Shared helpers of the schema tests: the example directories, loading an example, the codes of problems."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -10,13 +9,6 @@ HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE / "examples"
 VALID = EXAMPLES / "valid"
 INVALID = EXAMPLES / "invalid"
-
-
-def load_generator():
-    spec = importlib.util.spec_from_file_location("schema_make_examples", HERE / "make_examples.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def load(name: str) -> dict:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 from click.testing import CliRunner
-from schema_helpers import INVALID, VALID
 
 from curves import load_curves
 from measure.check import FileCheck, check_data, exit_status
 from measure.cli import main
 from schema.problem import problem
+from tests.schema.schema_helpers import INVALID, VALID
 
 GOOD = str(VALID / "v2-measured-nf4-hopper.json")
 BAD = str(INVALID / "QJ203-delta-disagrees.json")

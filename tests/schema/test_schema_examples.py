@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from schema_helpers import EXAMPLES, INVALID, VALID, codes_of, load, load_generator
 
 from curves import load_curves
 from measure.check import check_data, exit_status
 from schema import check_report, is_measurement, validate
 from schema.codes import codes, get
 from schema.files import read_bytes, read_report_file
+from tests.schema import make_examples
+from tests.schema.schema_helpers import EXAMPLES, INVALID, VALID, codes_of, load
 
 INVALID_FILES = sorted(INVALID.iterdir())
 VALID_FILES = sorted(VALID.iterdir())
@@ -53,7 +54,7 @@ def test_every_report_code_has_an_example():
 
 
 def test_examples_are_the_generator_output():
-    expected = load_generator().outputs()
+    expected = make_examples.outputs()
     on_disk = {str(p.relative_to(EXAMPLES)): p.read_bytes() for p in EXAMPLES.rglob("*") if p.is_file()}
     assert sorted(on_disk) == sorted(expected)
     for name, content in expected.items():
@@ -61,11 +62,11 @@ def test_examples_are_the_generator_output():
 
 
 def test_generator_is_deterministic():
-    assert load_generator().outputs() == load_generator().outputs()
+    assert make_examples.outputs() == make_examples.outputs()
 
 
 def test_valid_examples_say_they_are_fixtures():
-    note = load_generator().FIXTURE_NOTE
+    note = make_examples.FIXTURE_NOTE
     for path in VALID_FILES:
         assert note in path.read_text(encoding="utf-8"), path.name
 

@@ -7,9 +7,9 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from schema_helpers import VALID, codes_of
 
 from schema import MAX_DEPTH, MAX_REPORT_BYTES, parse_report, validate
+from tests.schema.schema_helpers import VALID, codes_of
 
 GOOD = (VALID / "v2-measured-nf4-hopper.json").read_text(encoding="utf-8")
 

@@ -8,11 +8,11 @@ import json
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from schema_helpers import VALID, codes_of, load
 
 from schema import Problem, is_measurement, validate
 from schema.codes import get
 from schema.models import KNOWN_MODELS, lookup_model, model_key
+from tests.schema.schema_helpers import VALID, codes_of, load
 
 V2 = "v2-measured-nf4-hopper.json"
 LEGACY = "legacy-1.1-measured-direct-nvml.json"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from tests.fakes.webhooks import CONSENT_LINE, form_body, schema_example
+from tests.support.webhooks import CONSENT_LINE, form_body, schema_example
 
 HOPPER = schema_example("v2-measured-nf4-hopper.json")
 VOLTA = schema_example("v2-volta-no-curve-int8.json")
@@ -350,7 +350,7 @@ def cases() -> list[Case]:
         Case("edit-bad-to-good", (form_body(half), form_body(HOPPER)), "accepted"),
         Case("edit-good-to-empty", (form_body(HOPPER), ""), "refused", ("QJ501",)),
     ]
-    from tests.hostile import corpus_13
+    from tests.support.hostile import corpus_13
 
     c += corpus_13.cases(Case)
     names = [case.name for case in c]

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from bot.forge import ERROR_LABEL, Retrier, apply_plan
 from bot.intake import read_event
 from bot.plan import ERROR_MARKER, STICKY_MARKER, PlanContext, build_plan
-from tests.fakes.fake_github import FakeGitHub, RandomFaults
-from tests.fakes.webhooks import form_body, issues_event
-from tests.hostile.corpus import HOPPER, LEGACY_MEASURED, VOLTA, cases
-from tests.hostile.harness import github_forge, seed_fake
+from tests.support.fake_github import FakeGitHub, RandomFaults
+from tests.support.hostile.corpus import HOPPER, LEGACY_MEASURED, VOLTA, cases
+from tests.support.hostile.harness import github_forge, seed_fake
+from tests.support.webhooks import form_body, issues_event
 
 KINDS = ("500", "502", "503", "rate", "rate403", "reset", "lost", "timeout")
 STATES = ("pr-open", "refused", "retry")

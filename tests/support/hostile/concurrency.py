@@ -16,12 +16,12 @@ import sys
 import time
 from pathlib import Path
 
-from tests.fakes.fake_github import FakeGitHub
-from tests.fakes.webhooks import form_body, issues_event
-from tests.hostile.corpus import HOPPER, VOLTA
-from tests.hostile.harness import fake_changed, seed_fake
+from tests.support.fake_github import FakeGitHub
+from tests.support.hostile.corpus import HOPPER, VOLTA
+from tests.support.hostile.harness import fake_changed, seed_fake
+from tests.support.webhooks import form_body, issues_event
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def reports(n: int) -> list[dict]:

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from bot.intake import FORM_FIELDS, Ignored, read_event
 from bot.plan import PlanContext, build_plan
 from schema.records import WRITABLE_ROOTS
-from tests.fakes.webhooks import CONSENT_LINE, issues_event
-from tests.hostile.corpus import HOPPER, INJECT, LEGACY_MEASURED, VOLTA
-from tests.hostile.harness import leaks
+from tests.support.hostile.corpus import HOPPER, INJECT, LEGACY_MEASURED, VOLTA
+from tests.support.hostile.harness import leaks
+from tests.support.webhooks import CONSENT_LINE, issues_event
 
 _SEEDS = [json.loads(t) for t in (HOPPER, VOLTA, LEGACY_MEASURED)]
 _NASTY = st.sampled_from(

@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.fakes.webhooks import CONSENT_LINE, form_body, schema_example
+from tests.support.webhooks import CONSENT_LINE, form_body, schema_example
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 HOPPER = schema_example("v2-measured-nf4-hopper.json")
 LEGACY = schema_example("legacy-1.1-measured-direct-nvml.json")
 LEGACY_REF = schema_example("legacy-1.0-interpolated.json")

@@ -10,7 +10,7 @@ from pathlib import Path
 from bot.forge import Retrier
 from bot.pipeline import process
 from gallery.markdown import SITE_URL
-from tests.fakes.webhooks import issues_event
+from tests.support.webhooks import issues_event
 
 REPO_HTML = "https://github.com/octo-org/quantjoule"
 WRITABLE = ("replications/", "gallery/")

@@ -18,7 +18,7 @@ import urllib.parse
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from tests.fakes.github_state import ApiError, GitHubState
+from tests.support.github_state import ApiError, GitHubState
 
 
 @dataclass

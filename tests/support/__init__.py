@@ -1,0 +1,1 @@
+"""What the tests share: fakes at the GitHub/NVML/GPU seams, the report factory, the hostile harness."""

@@ -1,0 +1,1 @@
+"""The hostile corpus, its harness, and the fault, fuzz and concurrency drivers of tests/hostile."""
