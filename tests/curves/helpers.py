@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.support.reports import exact_deltas, paired_trials
+from tests.support.reports import v2_report as factory_report
+
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data"
 ANCHORS = ROOT / "reference" / "anchors.csv"
@@ -22,23 +25,14 @@ def v2_report(
     sd: float = 3.0,
     **over,
 ) -> dict:
-    """The fields the grader reads, in the v2 shape (not a full report: grade() is given valid reports)."""
-    report = {
-        "schema_version": "quantjoule-energy/2.0",
-        "system_under_test": {"gpu": "test card", "gpu_arch": arch, "accelerator_count": 1},
-        "workload": {
-            "model_name": "m",
-            "params_b": params_b,
-            "precision": precision,
-            "batch_size": 1,
-            "weights": "pretrained",
-            "backend": "eager",
-        },
-        "measurement_source": "nvml-energy-counter",
-        "results": {"basis": "measured", "vs_fp16_energy_pct": obs},
-        "statistics": {"n_pairs": n_pairs, "delta_e_pct": {"sd": sd}},
-        "software": {"packages": {"transformers": "5.17.0", "bitsandbytes": "0.50.2"}},
-    }
+    """A measured v2 report from the one factory (tests/support/reports.py): `n_pairs` paired blocks whose
+    dE% has mean `obs` and sd `sd`, then dotted fields replaced (`workload__weights="random-init"`)."""
+    fp16_mj = 30.0
+    deltas = exact_deltas(obs, sd, n_pairs)
+    per_token = [{"FP16": fp16_mj, precision: fp16_mj * (1 + d / 100)} for d in deltas]
+    trials = paired_trials(per_token, [["FP16", precision]] * n_pairs, 256, 150.0)
+    report = factory_report(trials, precision, gpu="test card", arch=arch, power_limit_w=None, model_name="m",
+                            model_id="m", params_b=params_b, weights="pretrained")
     for dotted, value in over.items():
         *head, last = dotted.split("__")
         node = report

@@ -218,7 +218,7 @@ def test_odd_reports_never_raise(fitted, base, path, value):
 
 @pytest.mark.parametrize("params_b, obs", [(10**400, 5.0), (2.0, 10**400), (1e-300, 1e300), (2.0, -1e308)])
 def test_extreme_numbers_do_not_raise(curves, params_b, obs):
-    v = grade(v2_report(params_b=params_b, obs=obs), curves)
+    v = grade(v2_report(workload__params_b=params_b, results__vs_fp16_energy_pct=obs), curves)
     assert v.label in ("confirmation", "contradiction", "ungraded")
 
 

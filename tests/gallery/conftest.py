@@ -64,7 +64,6 @@ def special_records(curves: dict) -> list[dict]:
         delta_pct=-20.0,
         seed=92,
         source="simulated",
-        basis="unavailable",
     )
     simulated = make_record(simulated_report, issue=92, curves=curves, submitted_at="2026-05-05T05:05:05Z")
     return [legacy, hostile, simulated]
