@@ -5,8 +5,7 @@
 #   static/energy-{nf4,int8}.json  the CI-target run, static backend, --duration $STATIC_S  STEPS: static
 #   bench_sampler.json             sampler on vs off, $QUADS interleaved quads          STEPS: bench
 #   log.txt                        everything printed
-# Timings on an H200 (TinyLlama shape): loading the three arms ~30 s (plus ~40 s to build the synthetic
-# weights once per machine), a block ~7 s, a sampler quad ~3 s. Steps run in the order given.
+# Steps run in the order given; how long each took on the H200 is in measurements/README.md.
 set -u
 : "${OUT:?set OUT}"
 S=${SYNTHETIC:-tinyllama-1.1b}

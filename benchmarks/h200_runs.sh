@@ -33,7 +33,7 @@ run_step() {  # need_s command...
         case $kind in
             accept) run_step 100 $R --synthetic tinyllama-1.1b --trials 3 --out "$RES/accept" ;;
             eager) run_step $((secs + 60)) /usr/bin/time -f "wall %e s" $R --synthetic "$name" --duration "$secs" --seed 1 ${EAGER_ARGS:-} --out "$RES/$name" ;;
-            # static defaults: whole --tokens generations, two per window (graph replay: 256 tokens in ~0.7 s)
+            # static defaults: whole --tokens generations, two per window
             static) run_step $((secs + 60)) $R --synthetic "$name" --backend static --duration "$secs" --seed 2 \
                         --out "$RES/static" ;;
             jitter) run_step $((secs + 30)) python -m benchmarks.host_jitter --pin "$name" --seconds "$secs" \

@@ -20,6 +20,7 @@ from bot.forge_local import LocalForge
 from bot.pipeline import process
 from bot.refresh import refresh_plans
 from tests.support.fake_github import FakeGitHub, Fault
+from tests.support.hostile.corpus import raw
 from tests.support.hostile.corpus_13 import HOPPER, LEGACY, plain
 from tests.support.hostile.harness import git, github_forge, make_repo, seed_fake
 from tests.support.webhooks import comment_event, form_body, issues_event, schema_example
@@ -248,7 +249,7 @@ def test_refresh_survives_a_big_integer_edit_and_an_unreadable_issue(
         numbers.append(number)
     big, good, unreadable = numbers
     fake.state.edit_issue(
-        big, body=form_body(HOPPER.replace('"tokens_generated": 1024', '"tokens_generated": 1' + "0" * 399))
+        big, body=form_body(raw(HOPPER, "results.tokens_generated", "1" + "0" * 399))
     )
     fake.inject(Fault("GET", f"/issues/{unreadable}/comments$", status=500, times=1000))
     monkeypatch.setenv("GITHUB_TOKEN", "read-token")

@@ -18,6 +18,7 @@ from bot.pipeline import process
 from measure.check import check as measure_check
 from schema import check_report, validate
 from schema.records import read_record, read_records
+from tests.support.hostile.corpus import raw
 from tests.support.hostile.corpus_13 import HOPPER
 from tests.support.hostile.harness import git, make_repo
 from tests.support.webhooks import form_body, issues_event
@@ -191,7 +192,7 @@ def test_the_bot_answers_a_big_integer_with_a_coded_comment(
 
 def test_measure_check_prints_qj012_not_a_traceback(tmp_path):
     path = tmp_path / "energy.json"
-    path.write_text(HOPPER.replace('"tokens_generated": 1024', '"tokens_generated": 1' + "0" * 399))
+    path.write_text(raw(HOPPER, "results.tokens_generated", "1" + "0" * 399))
     out = CliRunner().invoke(measure_check, [str(path)])
     assert out.exit_code == 1 and "QJ012" in out.output and "Traceback" not in out.output
     out = CliRunner().invoke(measure_check, ["--json", str(path)])

@@ -48,8 +48,8 @@ def _run(allocation: str, duration_s: float = 120.0, trials=None):
     sampler = ClockedSampler(src, clock)
     sampler.start()
     rng = random.Random(7)
-    # NF4's generations scatter 15 % (like eager decode on a busy host), INT8's 1 %, as on the H200
-    # where NF4 blocks are the noisy ones against a 3 pp target and INT8's target is 5 % of ~+200 %
+    # NF4's generations scatter 15 % (like eager decode on a busy host), INT8's 1 %: NF4 blocks are the
+    # noisy ones against a 3 pp target and INT8's target is 5 % of ~+200 % (measure/README.md)
     arms = {
         "FP16": FakeArm(clock, 0.020, 0.030),
         "NF4": FakeArm(clock, 0.026, 0.039, noise=(rng, 0.15)),

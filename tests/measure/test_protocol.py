@@ -68,8 +68,8 @@ def _setup(drift, cfg, steps=None, **arm_kw):
 
 
 def test_mirrored_blocks_cancel_strong_linear_drift():
-    # host speed drifts by 1 % per second (the H200 showed 35-54 tok/s swings); power is constant, so
-    # energy is proportional to time and the true dE% of NF4 is exactly +30 % (INT8 +150 %).
+    # host speed drifts by 1 % per second (a strong drift; measure/README.md has a real host's); power is
+    # constant, so energy is proportional to time and the true dE% of NF4 is exactly +30 % (INT8 +150 %).
     cfg = quick_config(trials=12, prefill_reps=4)
     proto, arms, out = _setup(lambda t: 1.0 + 0.01 * (t - 100.0), cfg)
     proto.run(arms, out)

@@ -1,17 +1,18 @@
 """Builds the example reports under tests/schema/examples/ (test fixtures with constructed numbers).
 
 Run `python -m tests.schema.make_examples` to rewrite them; a test checks the committed files equal its
-output.
-Every number here is constructed so the arithmetic is self-consistent; none is a measurement.
+output. The v2 reports come from the one report factory (tests/support/reports.py), so their arithmetic is
+measure's own; the legacy ones are written out. None is a measurement.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-import statistics
 import sys
 from pathlib import Path
+
+from tests.support.reports import Trial, v2_report
 
 EXAMPLES = Path(__file__).resolve().parent / "examples"
 FIXTURE_NOTE = (
@@ -21,66 +22,6 @@ TOKENS = 256
 IDLE_W = 122.0
 
 
-def _r(value: float, places: int) -> float:
-    return round(value, places)
-
-
-def _trial(
-    block: int, arm: str, power_w: float, duration_s: float, trace_ratio: float, temp_c: float
-) -> dict:
-    counter = _r(power_w * duration_s, 3)
-    return {
-        "block": block,
-        "arm": arm,
-        "counter_energy_j": counter,
-        "trace_energy_j": _r(counter * trace_ratio, 3),
-        "duration_s": _r(duration_s, 4),
-        "tokens": TOKENS,
-        "mean_power_w": _r(power_w, 2),
-        "start_temp_c": temp_c,
-        "idle_power_w": IDLE_W,
-        "dynamic_energy_j": _r(counter - IDLE_W * duration_s, 3),
-        "status": "ok",
-        "reason": None,
-    }
-
-
-def _summary(values: list[float]) -> dict:
-    mean = statistics.fmean(values)
-    sd = statistics.stdev(values)
-    t_975 = {2: 12.706, 3: 4.303, 4: 3.182}[len(values)]  # Student t quantiles, df = n - 1
-    half = t_975 * sd / len(values) ** 0.5
-    return {
-        "median": _r(statistics.median(values), 3),
-        "mean": _r(mean, 3),
-        "sd": _r(sd, 3),
-        "cv": _r(sd / abs(mean), 4),
-        "ci95_low": _r(mean - half, 3),
-        "ci95_high": _r(mean + half, 3),
-        "ci95_half_width_pp": _r(half, 3),
-    }
-
-
-def _arm_summary(trials: list[dict], weight_bytes: int, bandwidth_gb_s: float) -> dict:
-    energy = sum(t["counter_energy_j"] for t in trials)
-    tokens = sum(t["tokens"] for t in trials)
-    duration = sum(t["duration_s"] for t in trials)
-    bound = bandwidth_gb_s * 1e9 / weight_bytes
-    return {
-        "energy_per_token_mj": _r(energy / tokens * 1000, 3),
-        "dynamic_energy_per_token_mj": _r(sum(t["dynamic_energy_j"] for t in trials) / tokens * 1000, 3),
-        "throughput_tokens_per_s": _r(tokens / duration, 3),
-        "mean_power_w": _r(energy / duration, 2),
-        "prefill_energy_j": 4.1,
-        "decode_energy_per_token_mj": _r(energy / tokens * 1000 * 0.99, 3),
-        "weight_bytes": weight_bytes,
-        "roofline_bound_tokens_per_s": _r(bound, 1),
-        "roofline_achieved_fraction": _r(tokens / duration / bound, 5),
-        "status": "ok",
-        "reason": None,
-    }
-
-
 def v2_measured(
     precision: str = "NF4",
     gpu: str = "NVIDIA H200",
@@ -88,154 +29,37 @@ def v2_measured(
     power_limit_w: float = 700.0,
     bandwidth_gb_s: float = 4800.0,
     memory_gb: float = 140.4,
+    failed: tuple[int, str] | None = None,
 ) -> dict:
-    """A self-consistent interleaved-blocks report: 4 blocks of FP16 and `precision` (or FP16 alone)."""
-    fp16_speed = (5.60, 5.95, 5.72, 5.81)  # seconds per 256-token block: drifts, as on the H200
+    """Four paired blocks of FP16 and `precision` (or FP16 alone), written by measure's own report code (the
+    one factory, tests/support/reports.py). `failed` = (block, arm): that trial failed (a CUDA error)."""
+    fp16_speed = (5.60, 5.95, 5.72, 5.81)  # seconds per 256-token generation: drifts, as on the H200
     slow = {"NF4": 1.19, "INT8": 2.6, "FP16": 1.0}[precision]
     orders = [["FP16", precision], [precision, "FP16"], [precision, "FP16"], ["FP16", precision]]
     if precision == "FP16":
         orders = [["FP16"] for _ in fp16_speed]
-    trials = []
+    blocks = []
     for block, (seconds, order) in enumerate(zip(fp16_speed, orders, strict=True)):
-        for arm in order:
+        trials = []
+        for arm in order:  # a trial is two mirrored generations (F Q Q F)
             if arm == "FP16":
-                trials.append(_trial(block, arm, 132.0 + block * 0.4, seconds, 1.0021, 34.0 + block))
+                watts, duration_s, ratio, temp_c = 132.0 + block * 0.4, 2 * seconds, 1.0021, 34.0 + block
             else:
-                trials.append(
-                    _trial(
-                        block,
-                        arm,
-                        128.5 - block * 0.3,
-                        seconds * slow * (1 + 0.004 * block),
-                        0.9987,
-                        34.5 + block,
-                    )
-                )
-    own = [t for t in trials if t["arm"] == precision]
-    base = [t for t in trials if t["arm"] == "FP16"]
-    energy = _r(sum(t["counter_energy_j"] for t in own), 3)
-    tokens = sum(t["tokens"] for t in own)
-    duration = _r(sum(t["duration_s"] for t in own), 4)
-    per_token = _r(energy / tokens * 1000, 3)
-    dynamic = _r(sum(t["dynamic_energy_j"] for t in own) / tokens * 1000, 3)
-    weights = {"FP16": 2_200_096_768, "NF4": 770_000_000, "INT8": 1_240_000_000}
-    results = {
-        "energy_per_token_mj": per_token,
-        "fp16_energy_per_token_mj": None,
-        "vs_fp16_energy_pct": None,
-        "avg_power_watts": _r(energy / duration, 2),
-        "throughput_tokens_per_s": _r(tokens / duration, 3),
-        "total_energy_joules": energy,
-        "tokens_generated": tokens,
-        "basis": "measured",
-        "note": FIXTURE_NOTE,
-        "dynamic_energy_per_token_mj": dynamic,
-        "fp16_dynamic_energy_per_token_mj": None,
-        "vs_fp16_dynamic_energy_pct": None,
-        "fp16_throughput_tokens_per_s": None,
-        "duration_s": duration,
-    }
-    arms = {precision: _arm_summary(own, weights[precision], bandwidth_gb_s)}
-    stats = None
-    if precision != "FP16":
-        fp16_tokens = sum(t["tokens"] for t in base)
-        fp16 = _r(sum(t["counter_energy_j"] for t in base) / fp16_tokens * 1000, 3)
-        fp16_dynamic = _r(sum(t["dynamic_energy_j"] for t in base) / fp16_tokens * 1000, 3)
-        results.update(
-            fp16_energy_per_token_mj=fp16,
-            vs_fp16_energy_pct=_r((per_token / fp16 - 1) * 100, 3),
-            fp16_dynamic_energy_per_token_mj=fp16_dynamic,
-            vs_fp16_dynamic_energy_pct=_r((dynamic / fp16_dynamic - 1) * 100, 3),
-            fp16_throughput_tokens_per_s=_r(fp16_tokens / sum(t["duration_s"] for t in base), 3),
-        )
-        arms["FP16"] = _arm_summary(base, weights["FP16"], bandwidth_gb_s)
-        pairs = [(q, f) for q in own for f in base if q["block"] == f["block"]]
-        stats = {
-            "n_pairs": len(pairs),
-            "delta_e_pct": _summary(
-                [(q["counter_energy_j"] / f["counter_energy_j"] - 1) * 100 for q, f in pairs]
-            ),
-            "dynamic_delta_e_pct": _summary(
-                [(q["dynamic_energy_j"] / f["dynamic_energy_j"] - 1) * 100 for q, f in pairs]
-            ),
-            "ci_method": "t interval over per-block paired dE% (blocks independent, arm order shuffled)",
-        }
-    gaps = [abs(t["trace_energy_j"] - t["counter_energy_j"]) / t["counter_energy_j"] * 100 for t in trials]
-    return {
-        "schema_version": "quantjoule-energy/2.0",
-        "benchmark": "quantjoule",
-        "scenario": "SingleStream",
-        "certified_benchmark_result": False,
-        "timestamp_utc": "2026-12-02T13:00:00Z",
-        "tool": {"name": "quantjoule-measure", "version": "0.1.0"},
-        "system_under_test": {
-            "gpu": gpu,
-            "gpu_arch": arch,
-            "accelerator_count": 1,
-            "memory_total_gb": memory_gb,
-            "power_limit_w": power_limit_w,
-            "gpu_uuid_sha256": "0" * 63 + "1",
-            "datasheet_bandwidth_gb_s": bandwidth_gb_s,
-            "host": "fixture-host",
-        },
-        "workload": {
-            "model_name": "TinyLlama-1.1B",
-            "model_id": "synthetic:tinyllama-1.1b",
-            "model_revision": None,
-            "params_b": 1.1,
-            "precision": precision,
-            "batch_size": 1,
-            "weights": "random-init",
-            "backend": "eager",
-            "prompt_tokens": 16,
-            "new_tokens": TOKENS,
-            "decoding": "greedy",
-        },
-        "measurement": {
-            "method": "NVML total-energy counter + instant-power trace, interleaved paired blocks",
-            "sample_rate_hz": 100,
-            "tokens_per_run": TOKENS,
-            "iterations": 4,
-            "warmup": 2,
-        },
-        "measurement_source": "nvml-energy-counter",
-        "results": results,
-        "protocol": {
-            "design": "interleaved-blocks",
-            "warmup_runs": 2,
-            "trials": 4,
-            "block_tokens": TOKENS,
-            "iterations_per_trial": 1,
-            "arm_order": orders,
-            "seed": 0,
-            "cooldown": {
-                "rule": "loaded-idle",
-                "target_w": IDLE_W,
-                "tolerance_w": 5.0,
-                "timeout_s": 60,
-                "waits_s": [0.0, 1.2, 0.8, 0.0],
-                "timeouts": 0,
-            },
-            "idle_power_bare_w": 78.0,
-            "idle_power_loaded_w": IDLE_W,
-            "idle_window_s": 5.0,
-            "sample_rate_requested_hz": 100,
-            "sample_rate_achieved_hz": 99.2,
-            "dropped_samples": 0,
-            "sampler": "process",
-            "power_field": "NVML_FI_DEV_POWER_INSTANT",
-        },
-        "trials": trials,
-        "statistics": stats,
-        "agreement": {
-            "counter_vs_trace_median_pct": _r(statistics.median(gaps), 3),
-            "counter_vs_trace_max_pct": _r(max(gaps), 3),
-            "threshold_pct": 5.0,
-        },
-        "arms": arms,
-        "phases": {"method": "difference of two generation lengths", "short_tokens": 32},
-        "quality": {"metric": "perplexity", "basis": "unavailable", "note": "random-init weights"},
-        "software": {
+                watts, ratio, temp_c = 128.5 - block * 0.3, 0.9987, 34.5 + block
+                duration_s = 2 * seconds * slow * (1 + 0.004 * block)
+            why = "CUDA error: fixture of a failed trial" if failed == (block, arm) else None
+            trials.append(Trial(arm, watts * duration_s, duration_s, ratio, temp_c, why))
+        blocks.append(trials)
+    return v2_report(
+        blocks, precision, gpu=gpu, arch=arch, power_limit_w=power_limit_w, bandwidth_gb_s=bandwidth_gb_s,
+        memory_gb=memory_gb, gpu_uuid_sha256="0" * 63 + "1", host="fixture-host", tokens=TOKENS,
+        method="NVML total-energy counter + instant-power trace, interleaved paired blocks",
+        timestamp_utc="2026-12-02T13:00:00Z", note=FIXTURE_NOTE, warmup_runs=2, idle_w=IDLE_W,
+        idle_bare_w=78.0,
+        waits_s=[0.0, 1.2, 0.8, 0.0], sample_rate_achieved_hz=99.2,
+        weight_bytes={"FP16": 2_200_096_768, "NF4": 770_000_000, "INT8": 1_240_000_000},
+        quality={"metric": "perplexity", "basis": "unavailable", "note": "random-init weights"},
+        software={
             "python": "3.12.3",
             "packages": {
                 "torch": "2.11.0",
@@ -247,13 +71,13 @@ def v2_measured(
             "torch_cuda": "13.0",
             "nvidia_driver": "580.159.04",
         },
-        "provenance": {
+        provenance={
             "tool_version": "0.1.0",
             "command": "python -m measure run --synthetic tinyllama-1.1b",
             "host_os": "Linux",
             "fixture": FIXTURE_NOTE,
         },
-    }
+    )
 
 
 def v2_reference() -> dict:
@@ -369,19 +193,6 @@ def legacy_11_measured(source: str = "direct-nvml") -> dict:
 
 
 def valid_examples() -> dict[str, dict]:
-    with_failed = v2_measured()
-    failed = with_failed["trials"][5]  # block 2's FP16 trial: the block leaves the pairs
-    failed.update(
-        counter_energy_j=None,
-        trace_energy_j=None,
-        duration_s=None,
-        tokens=None,
-        mean_power_w=None,
-        dynamic_energy_j=None,
-        status="failed",
-        reason="CUDA error: fixture of a failed trial",
-    )
-    rebuilt = _rebuild_baseline(with_failed)
     return {
         "v2-measured-nf4-hopper.json": v2_measured(),
         "v2-reference-interpolated.json": v2_reference(),
@@ -391,28 +202,8 @@ def valid_examples() -> dict[str, dict]:
         "v2-volta-no-curve-int8.json": v2_measured(
             "INT8", "Tesla V100-SXM2-32GB", "volta", 300.0, 900.0, 32.0
         ),
-        "v2-one-trial-failed.json": rebuilt,
+        "v2-one-trial-failed.json": v2_measured(failed=(2, "FP16")),  # block 2 leaves the pairs
     }
-
-
-def _rebuild_baseline(report: dict) -> dict:
-    """Recompute the FP16 side and the statistics after a trial was marked failed."""
-    base = [t for t in report["trials"] if t["arm"] == "FP16" and t["status"] == "ok"]
-    own = [t for t in report["trials"] if t["arm"] == "NF4" and t["status"] == "ok"]
-    fp16 = _r(sum(t["counter_energy_j"] for t in base) / sum(t["tokens"] for t in base) * 1000, 3)
-    results = report["results"]
-    results.update(
-        fp16_energy_per_token_mj=fp16,
-        vs_fp16_energy_pct=_r((results["energy_per_token_mj"] / fp16 - 1) * 100, 3),
-    )
-    report["arms"]["FP16"]["energy_per_token_mj"] = fp16
-    pairs = [(q, f) for q in own for f in base if q["block"] == f["block"]]
-    report["statistics"]["n_pairs"] = len(pairs)
-    report["statistics"]["delta_e_pct"] = _summary(
-        [(q["counter_energy_j"] / f["counter_energy_j"] - 1) * 100 for q, f in pairs]
-    )
-    report["statistics"]["dynamic_delta_e_pct"] = None
-    return report
 
 
 def _set(report: dict, path: str, value) -> dict:
@@ -447,6 +238,7 @@ def _text(report: dict) -> str:
 def invalid_examples() -> dict[str, bytes | dict]:
     """File name (starting with the code it must produce) -> a report or raw bytes."""
     v2, legacy = v2_measured(), legacy_11_measured()
+    tokens = v2["results"]["tokens_generated"]
     good = _text(v2)
     big = _set(v2, "/provenance/padding", "x" * 61_000)
     deep = '{"schema_version": "quantjoule-energy/2.0", "provenance": ' + "[" * 40 + "]" * 40 + "}\n"
@@ -484,7 +276,7 @@ def invalid_examples() -> dict[str, bytes | dict]:
         ).encode(),
         "QJ101-missing-results.json": _set(v2, "/results", _DROP),
         "QJ101-measured-without-trials.json": _set(v2, "/trials", _DROP),
-        "QJ102-tokens-as-string.json": _set(v2, "/results/tokens_generated", "1024"),
+        "QJ102-tokens-as-string.json": _set(v2, "/results/tokens_generated", str(tokens)),
         "QJ103-lower-case-precision.json": _set(v2, "/workload/precision", "nf4"),
         "QJ104-certified-true.json": _set(v2, "/certified_benchmark_result", True),
         "QJ105-negative-trial-energy.json": _set(v2, "/trials/0/counter_energy_j", -739.2),
@@ -546,7 +338,7 @@ def invalid_examples() -> dict[str, bytes | dict]:
         "QJ214-quantized-without-baseline.json": _edits(
             v2_reference(), ("/results/fp16_energy_per_token_mj", None), ("/results/vs_fp16_energy_pct", None)
         ),
-        "QJ215-tokens-not-the-trial-sum.json": _set(v2, "/results/tokens_generated", 1023),
+        "QJ215-tokens-not-the-trial-sum.json": _set(v2, "/results/tokens_generated", tokens - 1),
         "QJ216-arms-disagree.json": _set(v2, "/arms/FP16/energy_per_token_mj", 1619.68),
         "QJ217-measured-without-energy.json": _set(legacy, "/results/total_energy_joules", None),
         "QJ213-sd-not-from-trials.json": _set(v2, "/statistics/delta_e_pct/sd", 50.0),

@@ -19,6 +19,7 @@ LEGACY_MEASURED = schema_example("legacy-1.1-measured-direct-nvml.json")
 LEGACY_REFERENCE = schema_example("legacy-1.0-interpolated.json")
 REFERENCE = schema_example("v2-reference-interpolated.json")
 BODY_LIMIT = 65_536
+_HOPPER_MJ = json.loads(HOPPER)["results"]["energy_per_token_mj"]
 
 # Every trick at once: raw HTML and script, a Markdown link and image, emphasis, a table breaker, mentions,
 # issue and cross-repo references, GH- and commit references, autolinks, zero-width and bidi characters.
@@ -54,6 +55,13 @@ def report(base: str = HOPPER, **changes) -> str:
         else:
             node[leaf] = value
     return json.dumps(data, indent=2, ensure_ascii=False)
+
+
+def raw(base: str, dotted: str, literal: str) -> str:
+    """`base` with the field at the dotted path written as the JSON text `literal` (a number no float
+    holds, NaN, Infinity: what json.dumps never writes)."""
+    marker = "\u0000raw\u0000"
+    return report(base, **{dotted: marker}).replace(json.dumps(marker), literal, 1)
 
 
 def padded_report(size_chars: int) -> str:
@@ -121,7 +129,7 @@ def cases() -> list[Case]:
         ),
         Case(
             "infinity-literal",
-            (form_body(HOPPER.replace('"duration_s": 27.631', '"duration_s": Infinity')),),
+            (form_body(raw(HOPPER, "results.duration_s", "Infinity")),),
             "refused",
             ("QJ004",),
         ),
@@ -188,7 +196,7 @@ def cases() -> list[Case]:
         Case("trials-as-object", (form_body(report(trials={"0": 1})),), "refused", ("QJ102",)),
         Case(
             "negative-energy",
-            (form_body(report(**{"results.energy_per_token_mj": -3455.106})),),
+            (form_body(report(**{"results.energy_per_token_mj": -_HOPPER_MJ})),),
             "refused",
             ("QJ105",),
         ),
