@@ -42,19 +42,19 @@ def main() -> None:
     ap.add_argument("--json", dest="json_path")
     args = ap.parse_args()
 
-    from measure.sampler import ProcessSampler
-    from measure.stats import summarise, trimmed_summary
-    from measure.workload import Workload
+    from measure.core.stats import summarise, trimmed_summary
+    from measure.gpu.workload import Workload
+    from measure.power.sampler import ProcessSampler
 
     if args.fake_power:
-        from measure.fake_power import open_fake
+        from measure.power.fake import open_fake
 
         factory = functools.partial(open_fake, [(0.0, 120.0), (1.0, 130.0)], time.monotonic())
     else:
-        from measure.nvml import open_nvml
+        from measure.power.nvml import open_nvml
 
         factory = functools.partial(open_nvml, 0)
-    from measure.pinning import choose_cpus, pin_current_process
+    from measure.power.pinning import choose_cpus, pin_current_process
 
     cpus = choose_cpus() if args.pin == "auto" else None
     if cpus:

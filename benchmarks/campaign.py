@@ -24,8 +24,9 @@ import sys
 import tarfile
 from pathlib import Path
 
-from measure.sweep import Cell, plan
-from measure.sweep_run import RAW_NAME, Hooks, record_state, sweep
+from measure.core.record import RAW_NAME
+from measure.sweep.execute import Hooks, record_state, sweep
+from measure.sweep.plan import Cell, plan
 
 QUERY = "timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_event_reasons.active"
 SMI_GPU = "name,pci.bus_id,persistence_mode,power.limit,driver_version"

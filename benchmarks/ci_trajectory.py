@@ -16,9 +16,9 @@ from pathlib import Path
 
 
 def trajectory(record: dict) -> dict:
-    from measure.analysis import analyse, subset
-    from measure.record import recorded_trace, replay
-    from measure.stats import summarise, target_half_width_pp
+    from measure.core.analysis import analyse, subset
+    from measure.core.record import recorded_trace, replay
+    from measure.core.stats import summarise, target_half_width_pp
 
     out = replay(record)
     t0 = recorded_trace(record)[0][0]
@@ -55,7 +55,7 @@ def main() -> None:
     ap.add_argument("records", nargs="+", type=Path)
     ap.add_argument("--points", action="store_true", help="print every block's point too")
     args = ap.parse_args()
-    from measure.record import read
+    from measure.core.record import read
 
     for path in args.records:
         res = trajectory(read(path))

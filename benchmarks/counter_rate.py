@@ -24,8 +24,8 @@ def thinned(record: dict, every: int) -> dict:
 
 
 def compare(record: dict, everies=(1, 5, 10)) -> dict:
-    from measure.analysis import analyse, subset
-    from measure.record import replay
+    from measure.core.analysis import analyse, subset
+    from measure.core.record import replay
 
     rows: dict[str, list] = {}
     for every in everies:
@@ -51,7 +51,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("records", nargs="+", type=Path)
     args = ap.parse_args()
-    from measure.record import read
+    from measure.core.record import read
 
     for path in args.records:
         print(json.dumps({"record": str(path), **compare(read(path))}))

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from scipy import stats as sps
 
-from measure.protocol import block_rounds
+from measure.core.design import block_rounds
 
 
 def simulate(times: list[float], rounds: int, overhead_s: float, ratio: float, offset: int) -> list[float]:

@@ -3,7 +3,7 @@
 Bursts of large FP16 matrix products (each ended by a device synchronise, so the host knows when the GPU
 went busy and idle to within a launch) alternate with idle gaps. The sampler runs exactly as in
 `measure run` (its own process, 100 Hz, counter every 5th tick). Afterwards, per burst: the lag from the
-known start/end to where the instant-power trace (`measure.energy.power_steps`) and the energy counter's
+known start/end to where the instant-power trace (`measure.core.energy.power_steps`) and the energy counter's
 mean power cross halfway between idle and busy, and the counter-vs-trace disagreement of the burst's
 energy. Bursts of several lengths show how agreement depends on window length when the edges are sharp.
 
@@ -44,7 +44,7 @@ def counter_power(steps: tuple[list[float], list[float]]) -> tuple[list[float], 
 
 def analyse(bursts: list[dict], t: list[float], p: list[float], e: list[float]) -> dict:
     """Edge lags and per-burst counter-vs-trace agreement from the recorded samples."""
-    from measure.energy import counter_steps, counter_window_j, integrate_j, power_steps
+    from measure.core.energy import counter_steps, counter_window_j, integrate_j, power_steps
 
     trace = power_steps(t, p)
     steps = counter_steps(t, e)
@@ -91,15 +91,15 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
-    from measure.sampler import ProcessSampler
+    from measure.power.sampler import ProcessSampler
 
     if a.fake_power:
-        from measure.fake_power import open_fake
+        from measure.power.fake import open_fake
 
         factory = functools.partial(open_fake, [(0.0, 120.0), (1.0, 300.0), (2.0, 120.0)], time.monotonic())
         device = "cpu"
     else:
-        from measure.nvml import open_nvml
+        from measure.power.nvml import open_nvml
 
         factory = functools.partial(open_nvml, 0)
         device = "cuda:0"

@@ -29,7 +29,9 @@ import platform
 import time
 from pathlib import Path
 
-from measure.workload import PRECISIONS, Workload, WorkloadError
+from measure.core.design import PRECISIONS
+from measure.gpu.errors import WorkloadError
+from measure.gpu.workload import Workload
 
 
 def _mem(torch) -> dict:
@@ -208,7 +210,7 @@ def _main() -> int:
             if k is not None:
                 entry["divergence_gap"] = _top2_gap(torch, arm, eager_tokens[p][:k])
         if args.device.startswith("cuda"):
-            from measure.static_backend import StaticDecoder
+            from measure.gpu.static import StaticDecoder
 
             plain = StaticDecoder(arm._model, arm._prompt, arm._eos_ids, capture=False)
             plain.generate(args.tokens)
@@ -301,7 +303,7 @@ def _int8_threshold0(torch, args) -> dict:
         entry.update(status="unavailable", kind=exc.kind, error=str(exc))
         print("INT8 threshold 0:", entry, flush=True)
         return entry
-    from measure.static_backend import StaticDecoder
+    from measure.gpu.static import StaticDecoder
 
     try:
         entry["host_needs"] = arm._decoder.host_needs(args.tokens)

@@ -40,9 +40,9 @@ def main() -> None:
     ap.add_argument("--json", dest="json_path")
     args = ap.parse_args()
 
-    from measure.pinning import choose_cpus
-    from measure.sampler import ProcessSampler
-    from measure.workload import Workload
+    from measure.gpu.workload import Workload
+    from measure.power.pinning import choose_cpus
+    from measure.power.sampler import ProcessSampler
 
     cpus = None
     if args.pin == "auto":
@@ -53,11 +53,11 @@ def main() -> None:
     if cpus:
         os.sched_setaffinity(0, {cpus[0]})
     if args.fake_power:
-        from measure.fake_power import open_fake
+        from measure.power.fake import open_fake
 
         factory = functools.partial(open_fake, [(0.0, 120.0), (1.0, 130.0)], time.monotonic())
     else:
-        from measure.nvml import open_nvml
+        from measure.power.nvml import open_nvml
 
         factory = functools.partial(open_nvml, 0)
     sampler = ProcessSampler(factory, 100.0, cpu=cpus[1] if cpus else None)

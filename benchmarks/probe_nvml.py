@@ -28,7 +28,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=2.0)
     ap.add_argument("--device", type=int, default=0)
     args = ap.parse_args()
-    from measure.nvml import open_nvml
+    from measure.power.nvml import open_nvml
 
     src = open_nvml(args.device)
     te, e, tp, p, lat_e, lat_p = [], [], [], [], [], []

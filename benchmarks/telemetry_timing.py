@@ -18,8 +18,8 @@ from pathlib import Path
 
 def _changes(t: list[float], v: list[float]) -> tuple[list[float], list[float]]:
     """(time, new value) where a sampled value changed, placed as the protocol places counter steps
-    (measure.energy.counter_steps), without its first reading, which is not a change."""
-    from measure.energy import counter_steps
+    (measure.core.energy.counter_steps), without its first reading, which is not a change."""
+    from measure.core.energy import counter_steps
 
     ts, vs = counter_steps(t, v)
     return ts[1:], vs[1:]
@@ -31,7 +31,7 @@ def _pct(xs: list[float], q: float) -> float:
 
 
 def analyse(record: dict) -> dict:
-    from measure.record import recorded_trace
+    from measure.core.record import recorded_trace
 
     t, p, e = recorded_trace(record)
     tc, ec = _changes(t, e)
@@ -74,7 +74,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("records", nargs="+", type=Path)
     args = ap.parse_args()
-    from measure.record import read
+    from measure.core.record import read
 
     for path in args.records:
         print(json.dumps({"record": str(path), **analyse(read(path))}))

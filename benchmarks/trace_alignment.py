@@ -4,7 +4,7 @@ The sampler reads the power field every 10 ms; on an H200 the field refreshes ev
 trace is a staircase. This script compares, for every refresh, the new value with the energy counter's
 mean power over 100 ms intervals at several offsets from the moment the value changed, then integrates
 each trial record (one arm's windows in one block) both ways, the staircase held from the reading that
-first shows a value, and the values placed where they changed (`measure.energy.power_steps`, what
+first shows a value, and the values placed where they changed (`measure.core.energy.power_steps`, what
 `measure run` uses), against the counter:
 
     python -m benchmarks.trace_alignment measurements/h200-protocol-2026-12-02b/*/energy-raw.json.gz
@@ -16,8 +16,8 @@ import argparse
 import json
 import statistics as st
 
-from measure.energy import counter_steps, counter_window_j, integrate_j, power_steps
-from measure.record import read, recorded_trace, replay
+from measure.core.energy import counter_steps, counter_window_j, integrate_j, power_steps
+from measure.core.record import read, recorded_trace, replay
 
 OFFSETS_MS = (-150, -100, -75, -50, -25, 0, 25, 50)
 

@@ -1,19 +1,9 @@
-"""QJ4xx problem codes of the measurement CLI (registry shape of docs/CONTRACTS.md)."""
+"""QJ4xx problem codes of the measurement CLI, its coded error, and its findings as schema Problems."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-
-# Its own copy of schema.codes.Code: `measure run` must import on GPU machines without jsonschema, and
-# importing the schema package loads it.
-@dataclass(frozen=True)
-class Code:
-    code: str
-    severity: str  # "error" | "warning"
-    title: str
-    hint: str
-
+from schema.codes import Code, CodedError, lookup
+from schema.problem import Problem
 
 _CODES = (
     Code(
@@ -147,23 +137,28 @@ def codes() -> tuple[Code, ...]:
 
 
 def get(code: str) -> Code:
-    for c in _CODES:
-        if c.code == code:
-            return c
-    raise KeyError(code)
+    return lookup(_CODES, code)
 
 
-class MeasureError(Exception):
+class MeasureError(CodedError):
     """A measurement failure with a QJ4xx code; the CLI prints code, message and hint."""
 
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    @property
-    def hint(self) -> str:
-        return get(self.code).hint
+    registry = _CODES
 
     def __str__(self) -> str:
-        return f"{self.code}: {self.message}\n  hint: {self.hint}"
+        return self.render()
+
+
+def problem(code: str, message: str, path: str = "") -> Problem:
+    """A finding of a run (QJ4xx) as a Problem with the code's registered severity and hint. `path` is
+    "" for the run as a whole, or `FILE#POINTER` for a place in a report the run wrote."""
+    registered = get(code)
+    return Problem(code, registered.severity, path, message, registered.hint)
+
+
+def line(p: Problem) -> str:
+    """A finding as the run's summary prints it: `QJ406: message`, or `FILE: QJ201 /pointer: message`."""
+    if not p.path:
+        return f"{p.code}: {p.message}"
+    file, _, pointer = p.path.partition("#")
+    return f"{file}: {p.code} {pointer}: {p.message}"

@@ -13,8 +13,10 @@ import re
 from pathlib import Path
 
 from gallery.rules import rules
-from measure.fake_power import FakeClock
-from measure.runner import Env, RunOptions, run
+from measure.power.fake import FakeClock
+from measure.run.env import Env
+from measure.run.options import RunOptions
+from measure.run.runner import run
 from tests.gallery.test_gallery_js_parity import _compare, run_js
 from tests.measure.test_runner import _arms, _env, _opts
 from tests.support.hostile.corpus import cases
@@ -25,7 +27,7 @@ ARCHS = ("hopper", "ada", "ampere", "blackwell", "turing", "volta")
 
 
 def _measure_kinds(tmp_path: Path) -> dict[str, list[str]]:
-    """Reports written by measure.runner.run itself, by kind."""
+    """Reports written by measure.run.runner.run itself, by kind."""
     out: dict[str, list[str]] = {"simulated": [], "partial": [], "reference": []}
 
     def written(res) -> list[str]:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from bot.cli import main as bot_main
 from bot.forge_local import LocalForge
 from bot.pipeline import process
-from measure.check import check as measure_check
+from measure.cli.check import check as measure_check
 from schema import check_report, validate
 from schema.records import read_record, read_records
 from tests.support.hostile.corpus import raw

@@ -4,11 +4,12 @@ import random
 
 import pytest
 
-from measure.allocation import MIN_BLOCKS, block_delta_pct, choose, covered, need
-from measure.analysis import analyse
-from measure.fake_power import FakeClock, FakePowerSource
-from measure.protocol import Outcome, Protocol, Window
-from tests.support.measure_fakes import ClockedSampler, FakeArm, quick_config
+from measure.core.allocation import MIN_BLOCKS, block_delta_pct, choose, covered, need
+from measure.core.analysis import analyse
+from measure.core.outcome import Outcome, Window
+from measure.power.fake import FakeClock, FakePowerSource
+from measure.run.protocol import Protocol
+from tests.support.measure_fakes import ClockedSampler, FakeArm, measured, quick_config
 
 FLAT = [(0.0, 130.0), (1.0, 130.0)]
 
@@ -65,7 +66,7 @@ def _run(allocation: str, duration_s: float = 120.0, trials=None):
         allocation=allocation,
     )
     out = Outcome(config=cfg, arms=list(arms))
-    Protocol(cfg, src, sampler, clock, clock.sleep).run(arms, out)
+    out = measured(Protocol(cfg, src, sampler, clock, clock.sleep), arms, out)
     return out, analyse(out)
 
 

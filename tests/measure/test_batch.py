@@ -7,9 +7,10 @@ import pytest
 from click.testing import CliRunner
 
 from measure.cli import main
-from measure.fake_power import FakeClock
-from measure.record import decode_outcome
-from measure.runner import EXIT_OK, run
+from measure.core.record import decode_outcome
+from measure.power.fake import FakeClock
+from measure.run.options import EXIT_OK
+from measure.run.runner import run
 from schema import check_report
 from tests.measure.test_runner import STEPS, _env, _opts
 from tests.support.measure_fakes import FakeArm, FakeWorkload, quick_config

@@ -1,8 +1,8 @@
-"""measure.capture_audit: the operations of a step that stop a CUDA graph from holding it."""
+"""measure.gpu.capture_audit: the operations of a step that stop a CUDA graph from holding it."""
 
 import torch
 
-from measure.capture_audit import audit
+from measure.gpu.capture_audit import audit
 
 
 def test_host_reads_and_data_dependent_sizes_are_named():

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from measure.cli import main
-from measure.submit import MAX_URL_CHARS, issue_url
+from measure.cli.submit import MAX_URL_CHARS, issue_url
 
 
 @pytest.mark.parametrize("cmd", [[], ["run"], ["env"], ["submit"], ["check"]])
@@ -141,31 +141,47 @@ def test_submit_unreadable_file(tmp_path):
 
 
 def _captured_run(monkeypatch, args):
-    import measure.cli_run
+    import measure.cli.run
 
-    seen = {}
+    seen = []
 
-    def fake_execute(**kw):
-        seen.update(kw)
+    def fake_execute(opts):
+        seen.append(opts)
         return 0
 
-    monkeypatch.setattr(measure.cli_run, "execute", fake_execute)
+    monkeypatch.setattr(measure.cli.run, "execute", fake_execute)
     result = CliRunner().invoke(main, ["run", "--synthetic", "tinyllama-1.1b", *args])
     assert result.exit_code == 0, result.output
-    return seen
+    return seen[0]
 
 
 def test_run_defaults_depend_on_the_backend(monkeypatch):
     eager = _captured_run(monkeypatch, [])
     # whole --tokens generations by default: the quantity the curves grade
-    assert (eager["block_tokens"], eager["window_reps"], eager["pairing"]) == (256, 1, "paired")
-    static = _captured_run(monkeypatch, ["--backend", "static", "--tokens", "128"])
-    assert (static["block_tokens"], static["window_reps"]) == (128, 2)
+    cfg = eager.protocol
+    assert (cfg.block_tokens, cfg.window_reps, cfg.pairing) == (256, 1, "paired")
+    static = _captured_run(monkeypatch, ["--backend", "static", "--tokens", "128"]).protocol
+    assert (static.block_tokens, static.window_reps) == (128, 2)
     chosen = _captured_run(monkeypatch, ["--backend", "static", "--block-tokens", "16", "--window-reps", "5"])
-    assert (chosen["block_tokens"], chosen["window_reps"]) == (16, 5)
-    assert not eager["pin_cpu"] and _captured_run(monkeypatch, ["--pin-cpu"])["pin_cpu"]
-    assert eager["allocation"] == "target"
-    assert _captured_run(monkeypatch, ["--allocation", "even"])["allocation"] == "even"
+    assert (chosen.protocol.block_tokens, chosen.protocol.window_reps) == (16, 5)
+    assert not eager.pin_cpu and _captured_run(monkeypatch, ["--pin-cpu"]).pin_cpu
+    assert eager.protocol.allocation == "target"
+    assert _captured_run(monkeypatch, ["--allocation", "even"]).protocol.allocation == "even"
+
+
+def test_each_run_option_has_one_default_the_options_objects(monkeypatch):
+    """What `measure run` runs with when nothing is given is RunOptions' and ProtocolConfig's own
+    defaults, except the two that follow other options (block tokens = --tokens, window reps)."""
+    from dataclasses import replace
+
+    from measure.core.design import ProtocolConfig
+    from measure.run.options import RunOptions
+
+    got = _captured_run(monkeypatch, [])
+    assert got.protocol == replace(ProtocolConfig(), block_tokens=ProtocolConfig().tokens)
+    fields = ("precisions", "backend", "device", "gpu_arch", "sample_rate_hz", "pin_cpu", "int8_threshold")
+    assert all(getattr(got, f) == getattr(RunOptions(), f) for f in fields)
+    assert (got.synthetic, got.model, got.out_dir) == ("tinyllama-1.1b", None, Path("."))
 
 
 def test_progress_bars_count_each_arms_blocks_and_the_budget():
@@ -174,10 +190,10 @@ def test_progress_bars_count_each_arms_blocks_and_the_budget():
     from rich.console import Console
     from rich.progress import Progress
 
-    from measure.cli_run import _Bars
+    from measure.cli.progress import Bars
 
     progress = Progress(console=Console(file=io.StringIO()))
-    bars = _Bars(progress, ["FP16", "NF4", "INT8"], trials=None, duration_s=200.0)
+    bars = Bars(progress, ["FP16", "NF4", "INT8"], trials=None, duration_s=200.0)
     for arm in ("FP16", "NF4", "INT8"):
         bars("loaded", arm=arm)
     for b, q in enumerate(["NF4", "INT8", "NF4", "NF4"], start=1):
@@ -187,7 +203,7 @@ def test_progress_bars_count_each_arms_blocks_and_the_budget():
     assert task["FP16"].total is None  # with a budget, how many blocks an arm gets is not known ahead
     assert task["budget"].completed == 80.0 and task["budget"].total == 100
     fixed = Progress(console=Console(file=io.StringIO()))
-    bars = _Bars(fixed, ["FP16", "NF4", "INT8"], trials=3, duration_s=None)
+    bars = Bars(fixed, ["FP16", "NF4", "INT8"], trials=3, duration_s=None)
     bars("loaded", arm="NF4")
     bars("loaded", arm="FP16")
     assert {t.description.split()[0]: t.total for t in fixed.tasks} == {
@@ -199,7 +215,7 @@ def test_progress_bars_count_each_arms_blocks_and_the_budget():
 
 
 def test_env_does_not_ask_to_install_nvidia_ml_py_when_it_is_installed():
-    from measure.provenance import package_version
+    from measure.run.provenance import package_version
 
     res = CliRunner().invoke(main, ["env"])
     info = json.loads(CliRunner().invoke(main, ["env", "--json"]).output)

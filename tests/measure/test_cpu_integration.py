@@ -12,10 +12,12 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from measure.cli import main
-from measure.cli_run import execute
-from measure.fake_power import FakePowerSource, open_fake
-from measure.runner import Env
-from measure.sampler import ProcessSampler
+from measure.cli.run import execute
+from measure.core.design import ProtocolConfig
+from measure.power.fake import FakePowerSource, open_fake
+from measure.power.sampler import ProcessSampler
+from measure.run.env import Env
+from measure.run.options import RunOptions
 
 pytestmark = pytest.mark.slow
 
@@ -24,7 +26,7 @@ TRACE = [(0.0, 124.0), (0.25, 133.0), (0.5, 124.0)]
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
-    from measure.workload import Workload
+    from measure.gpu.workload import Workload
 
     out = tmp_path_factory.mktemp("run")
     cache = tmp_path_factory.mktemp("cache")
@@ -37,26 +39,11 @@ def run_dir(tmp_path_factory):
         device="cpu",
     )
     buf = io.StringIO()
-    code = execute(
-        model=None,
-        synthetic="tiny-llama",
-        precisions=("NF4", "INT8"),
-        tokens=16,
-        block_tokens=6,
-        trials=3,
-        duration_s=None,
-        backend="eager",
-        seed=0,
-        gpu_arch=None,
-        device=0,
-        sample_rate_hz=100.0,
-        warmup=1,
-        direct_check=1,
-        out_dir=out,
-        argv=["run"],
-        env=env,
-        console=Console(file=buf, width=160),
-    )
+    cfg = ProtocolConfig(tokens=16, block_tokens=6, trials=3, duration_s=None, warmup_runs=1,
+                         direct_check_runs=1)
+    opts = RunOptions(synthetic="tiny-llama", precisions=("NF4", "INT8"), out_dir=out, argv=["run"],
+                      protocol=cfg)
+    code = execute(opts, env=env, console=Console(file=buf, width=160))
     return out, code, buf.getvalue()
 
 
@@ -137,7 +124,7 @@ def test_reports_carry_the_real_loaded_model(run_dir):
 @pytest.fixture(scope="module")
 def static_batch_dir(tmp_path_factory):
     """The static backend at batch 2 with the capturable INT8 (no outlier decomposition), real stack."""
-    from measure.workload import Workload
+    from measure.gpu.workload import Workload
 
     out = tmp_path_factory.mktemp("static-batch")
     cache = tmp_path_factory.mktemp("cache")
@@ -150,12 +137,11 @@ def static_batch_dir(tmp_path_factory):
         device="cpu",
     )
     buf = io.StringIO()
-    code = execute(
-        model=None, synthetic="tiny-llama", precisions=("NF4", "INT8"), tokens=12, block_tokens=12,
-        trials=2, duration_s=None, backend="static", seed=0, gpu_arch=None, device=0, sample_rate_hz=100.0,
-        warmup=1, direct_check=0, out_dir=out, argv=["run"], env=env, window_reps=2, batch_size=2,
-        int8_threshold=0.0, console=Console(file=buf, width=200),
-    )
+    cfg = ProtocolConfig(tokens=12, block_tokens=12, trials=2, duration_s=None, warmup_runs=1, window_reps=2,
+                         batch_size=2)
+    opts = RunOptions(synthetic="tiny-llama", precisions=("NF4", "INT8"), backend="static", out_dir=out,
+                      argv=["run"], int8_threshold=0.0, protocol=cfg)
+    code = execute(opts, env=env, console=Console(file=buf, width=200))
     return out, code, buf.getvalue()
 
 

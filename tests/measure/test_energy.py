@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as hs
 
-from measure.energy import disagreement_pct, dynamic_j, integrate_j, power_at, reconstruct_per_token_j
+from measure.core.energy import disagreement_pct, dynamic_j, integrate_j, power_at, reconstruct_per_token_j
 
 
 def test_constant_power_window_inside_samples():
@@ -87,7 +87,7 @@ def test_reconstruction_recovers_a_long_generation():
 
 
 def test_stepped_counter_is_interpolated_onto_short_windows():
-    from measure.energy import counter_steps, counter_window_j
+    from measure.core.energy import counter_steps, counter_window_j
 
     # an NVML-like counter: 130 W, updated every 100 ms, read every 50 ms (NaN on the other ticks)
     times = [i / 100 for i in range(301)]
@@ -100,7 +100,7 @@ def test_stepped_counter_is_interpolated_onto_short_windows():
 
 
 def test_power_steps_place_each_refreshed_value_where_it_changed():
-    from measure.energy import power_steps
+    from measure.core.energy import power_steps
 
     times = [i / 100 + 0.003 for i in range(200)]  # read every 10 ms, 3 ms after the refresh grid
     power = [100.0 if t < 1.0 else 150.0 for t in times]

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from measure.check import check_data
-from measure.fake_power import FakeClock
-from measure.runner import EXIT_OK, EXIT_PARTIAL, run
+from measure.cli.check import check_data
+from measure.power.fake import FakeClock
+from measure.run.options import EXIT_OK, EXIT_PARTIAL
+from measure.run.runner import run
 from schema import validate
 from tests.measure.test_runner import _arms, _env, _opts
 from tests.support.measure_fakes import FakeWorkload
@@ -55,7 +56,7 @@ def test_nvml_error_mid_trial_keeps_completed_blocks_and_exits_4(tmp_path):
     # blocks of every arm, so that block is in both reports
     fire = _at_block(3, lambda: setattr(env.power, "error_after_s", clock() + 0.5))
     res = run(_opts(tmp_path, trials=8, pairing="all"), env, fire)
-    assert res.exit_code == EXIT_PARTIAL and any(w.startswith("QJ414") for w in res.warnings)
+    assert res.exit_code == EXIT_PARTIAL and any(w.code == "QJ414" for w in res.warnings)
     for rep in _reports(res).values():
         _sound(rep)
         assert rep["results"]["basis"] == "unavailable" and "NVML_ERROR_GPU_IS_LOST" in rep["results"]["note"]
@@ -83,7 +84,8 @@ def test_nvml_error_in_the_cooldown_read_stops_cleanly(tmp_path):
 def test_oom_during_generate_marks_that_arm_unavailable_and_keeps_the_others(tmp_path):
     clock = FakeClock(50.0)
     res = run(_opts(tmp_path, trials=6), _env(clock, FakeWorkload(_arms(clock, INT8={"fail_after": 9}))))
-    assert res.exit_code == EXIT_PARTIAL and any(w.startswith("QJ403: INT8") for w in res.warnings)
+    assert res.exit_code == EXIT_PARTIAL
+    assert any(w.code == "QJ403" and w.message.startswith("INT8") for w in res.warnings)
     reps = _reports(res)
     int8, nf4 = reps["energy-int8.json"], reps["energy-nf4.json"]
     for rep in reps.values():
@@ -113,7 +115,7 @@ def test_stuck_counter_falls_back_to_the_trace_with_a_reason(tmp_path):
     env = _env(clock, FakeWorkload(_arms(clock)))
     fire = _at_block(2, lambda: setattr(env.power, "counter_stuck_after_s", clock()))
     res = run(_opts(tmp_path, trials=6), env, fire)
-    assert res.exit_code == EXIT_OK and any(w.startswith("QJ415") for w in res.warnings)
+    assert res.exit_code == EXIT_OK and any(w.code == "QJ415" for w in res.warnings)
     rep = _reports(res)["energy-nf4.json"]
     _sound(rep)
     stuck = [t for t in rep["trials"] if t["block"] >= 3]
@@ -133,7 +135,9 @@ def test_trace_gap_is_recorded_energy_from_the_counter_and_agreement_flagged(tmp
     # the sampler stalls for 0.4 s inside block 3; the power trace spikes there, so the gap hides energy
     fire = _at_block(2, lambda: env.sampler.gaps.append((clock() + 0.45, clock() + 0.85)))
     res = run(_opts(tmp_path, trials=5, pairing="all"), env, fire)
-    assert res.exit_code == EXIT_OK and any(w.startswith("QJ406: power trace gaps") for w in res.warnings)
+    assert res.exit_code == EXIT_OK and any(
+        w.code == "QJ406" and w.message.startswith("power trace gaps") for w in res.warnings
+    )
     rep = _reports(res)["energy-int8.json"]
     _sound(rep)
     gapped = [t for t in rep["trials"] if "gap" in (t.get("reason") or "")]

@@ -2,7 +2,8 @@
 
 import pytest
 
-from measure.gpu_arch import arch_for, bandwidth_gb_s, resolve_arch
+from measure.run.context import resolve_arch
+from schema.gpus import arch_for, bandwidth_gb_s
 
 REAL_NAMES = [
     ("NVIDIA H200", "hopper"),

@@ -30,7 +30,7 @@ def test_the_ci_trajectory_ends_at_the_reports_interval():
     import json
 
     from benchmarks.ci_trajectory import trajectory
-    from measure.record import read
+    from measure.core.record import read
 
     record = next(r for r in RECORDS if r.parent.name == "eager-paired-8tok")
     traj = trajectory(read(record))
@@ -44,8 +44,8 @@ def test_the_ci_trajectory_ends_at_the_reports_interval():
 def test_the_h200_allocation_followed_its_rule_block_by_block():
     """Replaying the target allocation over the record: after every arm had its first blocks, each
     block on the H200 went to the arm `allocation.choose` picks from the blocks before it."""
-    from measure.allocation import MIN_BLOCKS, block_delta_pct, choose
-    from measure.record import decode_outcome, read, recorded_trace
+    from measure.core.allocation import MIN_BLOCKS, block_delta_pct, choose
+    from measure.core.record import decode_outcome, read, recorded_trace
 
     record = next(r for r in RECORDS if r.parent.name == "eager-8tok-rounds2-315s")
     raw = read(record)
@@ -75,8 +75,8 @@ def test_the_power_field_placed_where_it_changed_agrees_with_the_counter_on_ever
     import json
 
     from benchmarks.trace_alignment import trials
-    from measure.energy import counter_steps, power_steps
-    from measure.record import read, recorded_trace, replay
+    from measure.core.energy import counter_steps, power_steps
+    from measure.core.record import read, recorded_trace, replay
 
     record = next(r for r in RECORDS if r.parent.name == "eager-8tok-rounds8-220s")
     raw = read(record)

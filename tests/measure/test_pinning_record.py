@@ -7,13 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from measure import record as raw
-from measure.analysis import analyse
 from measure.codes import MeasureError
-from measure.fake_power import FakeClock, FakePowerSource
-from measure.pinning import choose_cpus
-from measure.protocol import Outcome, Protocol
-from tests.support.measure_fakes import ClockedSampler, FakeArm, quick_config
+from measure.core import record as raw
+from measure.core.analysis import analyse
+from measure.core.outcome import Outcome
+from measure.power.fake import FakeClock, FakePowerSource
+from measure.power.pinning import choose_cpus
+from measure.run.protocol import Protocol
+from tests.support.measure_fakes import ClockedSampler, FakeArm, measured, quick_config
 
 
 def _sysfs(tmp_path: Path, siblings: dict[int, str]) -> Path:
@@ -46,7 +47,7 @@ def _finished_outcome():
     cfg = quick_config(trials=3, window_reps=2)
     arms = {a: FakeArm(clock, s, 1.5 * s) for a, s in {"FP16": 0.02, "NF4": 0.026, "INT8": 0.05}.items()}
     out = Outcome(config=cfg, arms=list(arms))
-    Protocol(cfg, src, sampler, clock, clock.sleep).run(arms, out)
+    out = measured(Protocol(cfg, src, sampler, clock, clock.sleep), arms, out)
     return out, sampler
 
 

@@ -4,10 +4,12 @@ import random
 
 import pytest
 
-from measure.analysis import analyse
-from measure.fake_power import FakeClock, FakePowerSource
-from measure.protocol import Outcome, Protocol, block_order, block_rounds, cooldown
-from tests.support.measure_fakes import ClockedSampler, FakeArm, quick_config
+from measure.core.analysis import analyse
+from measure.core.design import block_order, block_rounds
+from measure.core.outcome import Outcome
+from measure.power.fake import FakeClock, FakePowerSource
+from measure.run.protocol import Protocol, cooldown
+from tests.support.measure_fakes import ClockedSampler, FakeArm, measured, quick_config
 
 FLAT = [(0.0, 130.0), (1.0, 130.0)]
 
@@ -72,7 +74,7 @@ def test_mirrored_blocks_cancel_strong_linear_drift():
     # constant, so energy is proportional to time and the true dE% of NF4 is exactly +30 % (INT8 +150 %).
     cfg = quick_config(trials=12, prefill_reps=4)
     proto, arms, out = _setup(lambda t: 1.0 + 0.01 * (t - 100.0), cfg)
-    proto.run(arms, out)
+    out = measured(proto, arms, out)
     res = analyse(out)
     nf4, int8 = res["statistics"]["NF4"], res["statistics"]["INT8"]
     # paired blocks: 12 F-NF4 blocks and 12 F-INT8 blocks, each mirrored (F Q Q F or Q F F Q)
@@ -89,7 +91,7 @@ def test_mirrored_blocks_cancel_strong_linear_drift():
 def test_all_arm_blocks_cancel_the_same_drift():
     cfg = quick_config(trials=12, prefill_reps=4, pairing="all")
     proto, arms, out = _setup(lambda t: 1.0 + 0.01 * (t - 100.0), cfg)
-    proto.run(arms, out)
+    out = measured(proto, arms, out)
     res = analyse(out)
     assert len(out.orders) == 12 and all(len(o) == 6 and o == o[::-1] for o in out.orders)
     assert res["statistics"]["NF4"]["delta_e_pct"]["mean"] == pytest.approx(30.0, abs=0.05)
@@ -99,7 +101,7 @@ def test_all_arm_blocks_cancel_the_same_drift():
 def test_paired_rounds_give_every_quantized_arm_one_block_per_round():
     cfg = quick_config(trials=9, prefill_reps=1, warmup_runs=0)
     proto, arms, out = _setup(lambda t: 1.0, cfg)
-    proto.run(arms, out)
+    out = measured(proto, arms, out)
     quant = [next(a for a in o if a != "FP16") for o in out.orders]
     rounds = [sorted(quant[i : i + 2]) for i in range(0, len(quant), 2)]
     assert rounds == [["INT8", "NF4"]] * 9
@@ -109,7 +111,7 @@ def test_paired_rounds_give_every_quantized_arm_one_block_per_round():
 def test_window_reps_make_each_window_several_generations():
     cfg = quick_config(tokens=64, block_tokens=16, trials=2, window_reps=3, warmup_runs=0, prefill_reps=1)
     proto, arms, out = _setup(lambda t: 1.0, cfg)
-    proto.run(arms, out)
+    out = measured(proto, arms, out)
     windows = [w for b in out.blocks for w in b["windows"]]
     assert windows and all(w.generations == 3 and w.tokens == 48 for w in windows)
     recs = analyse(out)["records"]
@@ -137,7 +139,7 @@ def test_sequential_order_would_be_biased_by_the_same_drift():
 def test_duration_budget_stops_blocks():
     cfg = quick_config(tokens=64, block_tokens=16, duration_s=20.0, warmup_runs=0)
     proto, arms, out = _setup(lambda t: 1.0, cfg)
-    proto.run(arms, out)
+    out = measured(proto, arms, out)
     blocks = len(out.blocks)
     assert 5 <= blocks <= 30
     assert out.time_split_s["decode"] + out.time_split_s["cooldown"] <= 20.0 + 5.0
@@ -146,7 +148,7 @@ def test_duration_budget_stops_blocks():
 def test_an_arm_failing_mid_run_keeps_the_others():
     cfg = quick_config(tokens=64, block_tokens=16, trials=6)
     proto, arms, out = _setup(lambda t: 1.0, cfg, INT8={"fail_after": 12})
-    proto.run(arms, out)
+    out = measured(proto, arms, out)
     assert "INT8" in out.failed and "out of memory" in out.failed["INT8"]
     res = analyse(out)
     assert res["statistics"]["NF4"]["n_pairs"] == 6
@@ -157,7 +159,7 @@ def test_an_arm_failing_mid_run_keeps_the_others():
 def test_ctrl_c_marks_the_outcome_interrupted():
     cfg = quick_config(tokens=64, block_tokens=16, trials=10, warmup_runs=0, prefill_reps=1)
     proto, arms, out = _setup(lambda t: 1.0, cfg, NF4={"interrupt_after": 9})
-    proto.run(arms, out)
+    out = measured(proto, arms, out)
     assert out.interrupted and 0 < len(out.blocks) < 10
 
 
@@ -171,7 +173,7 @@ def test_block_rounds_turn_each_mirrored_round():
 def test_rounds_per_block_keep_drift_cancelled_and_pay_the_cooldown_once():
     cfg = quick_config(trials=6, prefill_reps=2, block_rounds=4)
     proto, arms, out = _setup(lambda t: 1.0 + 0.01 * (t - 100.0), cfg)
-    proto.run(arms, out)
+    out = measured(proto, arms, out)
     res = analyse(out)
     assert len(out.blocks) == 12 and len(out.waits_s) == 12  # one cooldown per block, not per round
     assert all(len(b["windows"]) == 16 for b in out.blocks)

@@ -2,12 +2,14 @@
 
 import pytest
 
-from measure.analysis import analyse, subset
-from measure.fake_power import FakeClock, FakePowerSource
-from measure.protocol import Outcome, Protocol
-from measure.report import MAX_REPORT_BYTES, build_report, dumps
+from measure.core.analysis import analyse, subset
+from measure.core.outcome import Outcome
+from measure.core.report import build_report, dumps
+from measure.power.fake import FakeClock, FakePowerSource
+from measure.run.protocol import Protocol
 from schema import validate
-from tests.support.measure_fakes import ClockedSampler, FakeArm, quick_config
+from schema.parse import MAX_REPORT_BYTES
+from tests.support.measure_fakes import ClockedSampler, FakeArm, measured, quick_config
 
 
 def _outcome(trials):
@@ -18,7 +20,7 @@ def _outcome(trials):
     cfg = quick_config(trials=trials)
     arms = {a: FakeArm(clock, s, 1.5 * s) for a, s in {"FP16": 0.02, "NF4": 0.026, "INT8": 0.05}.items()}
     out = Outcome(config=cfg, arms=list(arms))
-    Protocol(cfg, src, sampler, clock, clock.sleep).run(arms, out)
+    out = measured(Protocol(cfg, src, sampler, clock, clock.sleep), arms, out)
     return out
 
 

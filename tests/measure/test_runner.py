@@ -6,10 +6,12 @@ from datetime import datetime, timezone
 import pytest
 
 from measure.codes import MeasureError
-from measure.fake_power import FakeClock, FakePowerSource
-from measure.report import MAX_REPORT_BYTES
-from measure.runner import EXIT_NO_GPU, EXIT_OK, EXIT_PARTIAL, Env, RunOptions, run
+from measure.power.fake import FakeClock, FakePowerSource
+from measure.run.env import Env
+from measure.run.options import EXIT_NO_GPU, EXIT_OK, EXIT_PARTIAL, RunOptions
+from measure.run.runner import run
 from schema import check_report, is_measurement, validate
+from schema.parse import MAX_REPORT_BYTES
 from tests.support.measure_fakes import ClockedSampler, FakeArm, FakeWorkload, quick_config
 
 STEPS = {"FP16": 0.020, "NF4": 0.026, "INT8": 0.050}
@@ -92,7 +94,7 @@ def test_failed_load_keeps_the_other_arm_and_exits_4(tmp_path):
     clock = FakeClock(50.0)
     wl = FakeWorkload(_arms(clock), fail_load={"INT8": RuntimeError("CUDA out of memory")})
     res = run(_opts(tmp_path), _env(clock, wl))
-    assert res.exit_code == EXIT_PARTIAL and any(w.startswith("QJ403") for w in res.warnings)
+    assert res.exit_code == EXIT_PARTIAL and any(w.code == "QJ403" for w in res.warnings)
     nf4 = json.loads((tmp_path / "energy-nf4.json").read_text())
     int8 = json.loads((tmp_path / "energy-int8.json").read_text())
     assert nf4["statistics"]["n_pairs"] == 5
@@ -107,7 +109,7 @@ def test_interrupt_writes_partial_unmeasured_reports(tmp_path):
     clock = FakeClock(50.0)
     wl = FakeWorkload(_arms(clock, NF4={"interrupt_after": 8}))
     res = run(_opts(tmp_path, trials=10), _env(clock, wl))
-    assert res.exit_code == EXIT_PARTIAL and any(w.startswith("QJ404") for w in res.warnings)
+    assert res.exit_code == EXIT_PARTIAL and any(w.code == "QJ404" for w in res.warnings)
     rep = json.loads((tmp_path / "energy-nf4.json").read_text())
     assert rep["results"]["basis"] == "unavailable" and "interrupted" in rep["results"]["note"]
 
@@ -224,5 +226,5 @@ def test_an_unwritable_raw_record_still_gives_the_reports(tmp_path):
     (tmp_path / "energy-raw.json.gz").mkdir()  # a directory where the record should go: write fails
     res = run(_opts(tmp_path), _env(clock, FakeWorkload(_arms(clock))))
     assert res.exit_code == EXIT_OK and res.record is None
-    assert any(w.startswith("QJ417") for w in res.warnings)
+    assert any(w.code == "QJ417" and w.severity == "warning" for w in res.warnings)
     assert [p.name for p in res.paths] == ["energy-nf4.json", "energy-int8.json"]

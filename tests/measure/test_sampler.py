@@ -6,9 +6,9 @@ import time
 import pytest
 
 from measure.codes import MeasureError
-from measure.energy import counter_steps, counter_window_j, integrate_j
-from measure.fake_power import FakePowerSource, open_fake
-from measure.sampler import ProcessSampler
+from measure.core.energy import counter_steps, counter_window_j, integrate_j
+from measure.power.fake import FakePowerSource, open_fake
+from measure.power.sampler import ProcessSampler
 
 TRACE = [(0.0, 100.0), (0.5, 200.0), (1.0, 100.0)]  # a triangle: 150 J per second on average
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from measure.stats import delta_pct, summarise, target_half_width_pp
+from measure.core.stats import delta_pct, summarise, target_half_width_pp
 
 
 def test_t_interval_matches_textbook_value():
@@ -25,7 +25,7 @@ def test_delta_and_target():
 
 
 def test_trimmed_summary_matches_yuen_and_ignores_a_few_wild_values():
-    from measure.stats import trimmed_summary
+    from measure.core.stats import trimmed_summary
 
     calm = [0.5, -0.5, 0.2, -0.2, 0.1, -0.1, 0.3, -0.3, 0.4, -0.4] * 3
     wild = calm[:-2] + [40.0, -35.0]

@@ -8,12 +8,14 @@ from datetime import datetime, timezone
 import pytest
 from click.testing import CliRunner
 
-from measure import sweep as sw
 from measure.cli import main
-from measure.fake_power import FakeClock, FakePowerSource
-from measure.protocol import ProtocolConfig
-from measure.runner import Env, RunOptions, run
-from measure.sweep_run import Hooks, record_state, sweep, time_limit_s
+from measure.core.design import ProtocolConfig
+from measure.power.fake import FakeClock, FakePowerSource
+from measure.run.env import Env
+from measure.run.options import RunOptions
+from measure.run.runner import run
+from measure.sweep import plan as sw
+from measure.sweep.execute import Hooks, record_state, sweep, time_limit_s
 from tests.support.measure_fakes import ClockedSampler, FakeArm, FakeWorkload
 
 GRID = ["--synthetic", "tiny-llama,qwen2-0.5b", "--precisions", "nf4", "--precisions", "nf4,int8",

@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 
-from measure.workload import Workload
+from measure.gpu.workload import Workload
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,8 @@ held by a graph (its outlier columns have a data-dependent size), what `--int8-t
 import pytest
 import torch
 
-from measure.workload import BadArgument, Workload
+from measure.gpu.errors import BadArgument
+from measure.gpu.workload import Workload
 
 pytestmark = pytest.mark.slow
 

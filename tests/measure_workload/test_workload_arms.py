@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from measure.synthetic import count_params_meta, get_spec
+from measure.gpu.synthetic import count_params_meta, get_spec
 
 pytestmark = pytest.mark.slow
 
@@ -46,12 +46,12 @@ def test_params_counted_from_loaded_model_for_every_arm(eager_arms):
 
 
 def test_weight_bytes_order_and_exact_fp16(eager_arms):
-    from measure.workload import _weight_bytes
+    from measure.gpu.weights import weight_bytes
 
     # the same figure after decoding (bitsandbytes moves int8 scales at the first forward)
     for arm in eager_arms.values():
         arm.generate(2)
-        assert _weight_bytes(arm._model) == arm.weight_bytes
+        assert weight_bytes(arm._model) == arm.weight_bytes
     fp16, nf4, int8 = (eager_arms[p].weight_bytes for p in ("FP16", "NF4", "INT8"))
     assert nf4 < int8 < fp16
     assert fp16 == 2 * TINY_PARAMS
@@ -90,7 +90,7 @@ def test_arms_share_one_set_of_weights(eager_arms):
 
 
 def test_a_different_seed_gives_different_weights(eager_arms, synthetic_cache):
-    from measure.workload import Workload
+    from measure.gpu.workload import Workload
 
     other = Workload("synthetic:tiny-llama", device="cpu", seed=1, cache_dir=synthetic_cache).load("FP16")
     assert abs(_corr(_layer_output(other), _layer_output(eager_arms["FP16"]))) < 0.2
@@ -169,7 +169,7 @@ def test_info_fields(eager_workload, eager_arms):
 
 
 def test_synthetic_info_uses_canonical_name(synthetic_cache):
-    from measure.workload import Workload
+    from measure.gpu.workload import Workload
 
     info = Workload("synthetic:TinyLlama-1.1B", cache_dir=synthetic_cache).info()
     assert info["model_name"] == "TinyLlama-1.1B" and info["model_id"] == "synthetic:tinyllama-1.1b"

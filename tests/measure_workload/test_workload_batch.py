@@ -4,7 +4,8 @@ both backends, exact counts, and the static loop against transformers' own batch
 import pytest
 import torch
 
-from measure.workload import BadArgument, Workload
+from measure.gpu.errors import BadArgument
+from measure.gpu.workload import Workload
 
 pytestmark = pytest.mark.slow
 

@@ -8,17 +8,16 @@ import sys
 import pytest
 import torch
 
-from measure.workload import (
-    QUALITY_TEXT,
+from measure.gpu.errors import (
     ArmOutOfMemory,
     BadArgument,
     DeviceUnavailable,
     ModelLoadFailed,
-    ModelSpec,
-    Workload,
     WorkloadError,
-    _is_oom,
+    is_oom,
 )
+from measure.gpu.quality import QUALITY_TEXT
+from measure.gpu.workload import ModelSpec, Workload
 
 pytestmark = pytest.mark.slow
 
@@ -152,16 +151,16 @@ def test_unloaded_arm_refuses_to_generate(synthetic_cache):
 
 
 def test_out_of_memory_is_recognised():
-    assert _is_oom(torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB"))
-    assert _is_oom(RuntimeError("CUDA error: out of memory"))
-    assert not _is_oom(RuntimeError("size mismatch"))
+    assert is_oom(torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB"))
+    assert is_oom(RuntimeError("CUDA error: out of memory"))
+    assert not is_oom(RuntimeError("size mismatch"))
     assert issubclass(ArmOutOfMemory, WorkloadError) and ArmOutOfMemory.kind == "out-of-memory"
 
 
 def test_missing_stack_is_a_clear_error():
     code = (
         "import sys; sys.modules['torch'] = None\n"
-        "from measure.workload import Workload, DependencyMissing\n"
+        "from measure.gpu.workload import Workload, DependencyMissing\n"
         "try:\n"
         "    Workload('synthetic:tiny-llama', device='cpu').load('FP16')\n"
         "except DependencyMissing as exc:\n"

@@ -4,8 +4,8 @@ import hashlib
 
 import pytest
 
-from measure import synthetic
-from measure.synthetic import SYNTHETIC_MODELS, count_params_meta, get_spec, materialize
+from measure.gpu import synthetic
+from measure.gpu.synthetic import SYNTHETIC_MODELS, count_params_meta, get_spec, materialize
 
 # Exact parameter counts of the published checkpoints (safetensors totals on each model card).
 PUBLISHED_PARAMS = {

@@ -7,8 +7,8 @@ import json
 from click.testing import CliRunner
 
 from curves import load_curves
-from measure.check import FileCheck, check_data, exit_status
 from measure.cli import main
+from measure.cli.check import FileCheck, check_data, exit_status
 from schema.problem import problem
 from tests.schema.schema_helpers import INVALID, VALID
 

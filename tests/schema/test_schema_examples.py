@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from curves import load_curves
-from measure.check import check_data, exit_status
+from measure.cli.check import check_data, exit_status
 from schema import check_report, is_measurement, validate
 from schema.codes import codes, get
 from schema.files import read_bytes, read_report_file

@@ -9,20 +9,32 @@ from __future__ import annotations
 
 import random
 
-from measure.fake_power import FakeClock
-from measure.protocol import ProtocolConfig
+from measure.core.attribution import attribute
+from measure.core.design import ProtocolConfig
+from measure.core.outcome import Outcome
+from measure.power.fake import FakeClock
 
 
 def quick_config(**overrides) -> ProtocolConfig:
-    """A protocol short enough for tests: a fixed number of blocks, one warmup, few prefill bursts."""
-    settings = {"duration_s": None, "warmup_runs": 1, "prefill_reps": 2, "idle_window_s": 1.0, **overrides}
+    """A protocol short enough for tests: a fixed number of blocks, one warmup, few prefill bursts; even
+    turns, so its reports leave `protocol.allocation` out as every report before the option did."""
+    settings = {"duration_s": None, "warmup_runs": 1, "prefill_reps": 2, "idle_window_s": 1.0,
+                "allocation": "even", **overrides}
     return ProtocolConfig(**settings)
+
+
+def measured(proto, arms: dict, out: Outcome) -> Outcome:
+    """The protocol run over ARMS, then every window's energy attributed from the sampler's trace, as a
+    run's reports are from its record."""
+    proto.run(arms, out)
+    return attribute(out, proto.sampler.trace(), proto.src.has_energy_counter)
 
 
 class ClockedSampler:
     """Samples a power source at rate_hz on the fake clock, lazily, whenever the trace is read."""
 
     kind = "process"
+    counter_every = 1  # power and counter on every tick
 
     def __init__(self, source, clock: FakeClock, rate_hz: float = 100.0, gaps=()):
         # gaps: [(start_s, end_s)] of absolute fake time in which no sample is taken (a stalled sampler)
@@ -124,8 +136,14 @@ class FakeArm:
         self.clock.sleep(duration)
         return n * self.batch
 
+    def prepare(self, n: int) -> None:
+        """Nothing to capture: an eager arm."""
+
     def perplexity(self):
         return None, "random-init weights"
+
+    def int8_thresholds(self) -> list[float]:
+        return []
 
 
 class FakeWorkload:

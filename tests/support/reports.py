@@ -1,10 +1,11 @@
 """The one factory of v2 test reports: trials in, a report out through measure's own analysis and report code.
 
 A test names what it needs (per block, each arm's energy and time; the card, the model, the condition) and
-gets the report `measure run` would write for such a run: `measure.analysis.analyse` and
-`measure.report.build_report` compute every total, ratio, statistic and rounding, so the report is consistent
-by construction and changes with measure when measure changes. TEST FIXTURES, never measurements: the note
-says so, and `measurement_source="simulated"` gives the report measure writes for a fake power source.
+gets the report `measure run` would write for such a run: `measure.core.analysis.analyse` and
+`measure.core.report.build_report` compute every total, ratio, statistic and rounding, so the report is
+consistent by construction and changes with measure when measure changes. TEST FIXTURES, never
+measurements: the note says so, and `measurement_source="simulated"` gives the report measure writes for a
+fake power source.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from measure.analysis import analyse
-from measure.protocol import Outcome, ProtocolConfig, Window
-from measure.report import build_report
+from measure.core.analysis import analyse
+from measure.core.design import ProtocolConfig
+from measure.core.outcome import Outcome, Window
+from measure.core.report import build_report
 
 FIXTURE_NOTE = "TEST FIXTURE built by tests/support/reports.py - not a measurement"
 
@@ -111,8 +113,9 @@ def v2_report(
     holds one generation of `tokens` new tokens for each of `batch_size` prompts. `idle_w` is the loaded
     idle power each block cooled down to (default: 90 % of the block's mean power)."""
     arms = ["FP16"] if precision == "FP16" else ["FP16", precision]
+    # a fixed number of blocks with even turns: the report leaves protocol.allocation out
     cfg = ProtocolConfig(tokens=tokens, block_tokens=tokens, trials=len(blocks), duration_s=None,
-                         warmup_runs=warmup_runs, seed=seed, batch_size=batch_size)
+                         warmup_runs=warmup_runs, seed=seed, batch_size=batch_size, allocation="even")
     out = Outcome(config=cfg, arms=arms)
     clock_s = 100.0
     for b, trials in enumerate(blocks):

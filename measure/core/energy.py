@@ -102,7 +102,7 @@ def _changes(times_s: Sequence[float], values: Sequence[float]) -> tuple[list[fl
 def counter_steps(times_s: Sequence[float], counter_j: Sequence[float]) -> tuple[list[float], list[float]]:
     """Change points of a sampled cumulative counter: (time, value) where the value moved.
 
-    NVML's energy counter advances in steps (every ~100 ms on an H200), so reading it around a short
+    NVML's energy counter advances in steps (every ~100 ms), so reading it around a short
     window is off by up to one step at each edge. Each step is placed midway between the reading that
     last showed the old value and the first that shows the new one; between steps the cumulative energy
     grows linearly. NaN entries (ticks where the counter was not read) are skipped.
@@ -114,13 +114,13 @@ def counter_steps(times_s: Sequence[float], counter_j: Sequence[float]) -> tuple
 def power_steps(times_s: Sequence[float], power_w: Sequence[float]) -> tuple[list[float], list[float]]:
     """The power trace as the points where the reading changed, for integration.
 
-    NVML's instant power field refreshes every ~100 ms on an H200 while the sampler reads it every
-    10 ms, so the raw trace is a staircase. Held from the reading that first shows it, each value would
-    count ~60 ms late: on the H200 a refreshed value matches the counter's mean power over the 100 ms
-    centred 0-50 ms before its change (benchmarks/trace_alignment.py), and a held staircase moved ~1.4 %
-    of the energy from FP16 windows to the quantized windows after them in 0.2 s windows. Each new value
-    is therefore placed where it changed, as the counter's steps are, and the trace runs linearly
-    between those points; the last reading is kept so the trace spans the record. A source whose value
+    NVML's instant power field refreshes every ~100 ms while the sampler reads it every 10 ms, so the
+    raw trace is a staircase. Held from the reading that first shows it, each value would count late: a
+    refreshed value matches the counter's mean power over the 100 ms before its change, and a held
+    staircase moves energy from FP16's windows into the quantized windows after them (measure/README.md,
+    "Counter-vs-trace figures"). Each new value is therefore placed where it changed, as the counter's
+    steps are, and the trace runs linearly between those points; the last reading is kept so the trace
+    spans the record. A source whose value
     changes on every reading keeps every sample (moved by half a sample interval). NaN readings are
     skipped.
     """
@@ -139,7 +139,7 @@ def counter_window_j(steps: tuple[list[float], list[float]], start_s: float, end
     return power_at(ts, cs, end_s) - power_at(ts, cs, start_s)
 
 
-# NVML's counter moves every ~100 ms on an H200; ten times that with no step is a counter that stopped
+# NVML's counter moves every ~100 ms; ten times that with no step is a counter that stopped
 COUNTER_STALL_S = 1.0
 
 

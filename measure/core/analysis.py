@@ -5,9 +5,9 @@ from __future__ import annotations
 import statistics as st
 from dataclasses import replace
 
-from measure.energy import disagreement_pct, dynamic_j, reconstruct_per_token_j
-from measure.protocol import Outcome
-from measure.stats import delta_pct, summarise
+from measure.core.energy import disagreement_pct, dynamic_j, reconstruct_per_token_j
+from measure.core.outcome import Outcome
+from measure.core.stats import delta_pct, summarise
 
 CI_METHOD = {
     "paired": "t interval (n-1 dof) over per-block paired dE%; each block runs FP16 and this arm twice "

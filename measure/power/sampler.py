@@ -36,7 +36,7 @@ def _loop(factory, rate_hz, counter_every, cpu, buf, count, dropped, capacity, s
         ready.set()
         return
     period = 1.0 / rate_hz
-    has_counter = getattr(src, "has_energy_counter", True)
+    has_counter = src.has_energy_counter
     ready.set()
     next_t = time.monotonic()
     n = 0
@@ -51,11 +51,11 @@ def _loop(factory, rate_hz, counter_every, cpu, buf, count, dropped, capacity, s
             t0 = time.monotonic()
             p = src.power_w()
             t1 = time.monotonic()
-            # the counter moves in 100 ms steps and reads slowly (~3 ms on an H200), so it is read on
+            # the counter moves in ~100 ms steps and is slow to read, so it is read on
             # every counter_every-th tick (default 5). Finer reads buy nothing for windows over ~0.5 s:
             # this 10 ms tick and the card's 100 ms refresh are phase-locked, so where a step falls
             # inside its bracket is one constant offset for every step, which cancels across a window
-            # (benchmarks/counter_rate.py replays H200 records with 1, 5 and 10: same agreement, same dE%).
+            # (measure/README.md: records replayed with the counter on every 1st, 5th and 10th tick).
             e = src.energy_j() if has_counter and n % counter_every == 0 else math.nan
             base = n * _FIELDS
             buf[base] = 0.5 * (t0 + t1)

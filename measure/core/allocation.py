@@ -6,8 +6,8 @@ from its target, i.e. the largest ratio
 
     t(0.975, n-1) * sd / sqrt(n)  /  max(3 pp, 5 % of |mean dE%|)
 
-over the blocks it has so far. The arms differ in cost and noise (on an H200, an LLM.int8() block takes
-~1.7x an NF4 block while its target is ~3x looser), so an even split leaves one arm far inside its
+over the blocks it has so far. The arms differ in cost and noise (an LLM.int8() block costs more than an
+NF4 block while its target is looser: measure/README.md), so an even split leaves one arm far inside its
 target while the other is outside. Minimising the worst ratio is what "every arm within target" needs.
 
 The running dE% comes from the power readings as read (available as soon as the sampler has passed a
@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from measure.energy import integrate_j
-from measure.stats import summarise, target_half_width_pp
+from measure.core.energy import integrate_j
+from measure.core.stats import summarise, target_half_width_pp
 
 MIN_BLOCKS = 5  # per arm before its spread is trusted; until then the arms take turns
 

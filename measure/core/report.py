@@ -1,4 +1,4 @@
-"""Build v2 reports (quantjoule-energy/2.0) from a protocol Outcome, and the no-GPU reference report."""
+"""The v2 report (quantjoule-energy/2.0) of one precision, built from an attributed Outcome."""
 
 from __future__ import annotations
 
@@ -6,24 +6,26 @@ import json
 import math
 
 from measure import __version__
-from measure.analysis import energy_of
-from measure.stats import delta_pct
+from measure.core.analysis import energy_of
+from measure.core.stats import delta_pct
+from schema.limits import COUNTER_TRACE_MAX_PCT
+from schema.parse import MAX_REPORT_BYTES
 
 TOOL = {"name": "quantjoule-measure", "version": __version__}
-MAX_REPORT_BYTES = 60_000
-AGREEMENT_THRESHOLD_PCT = 5.0
+# the counter-vs-trace threshold a report states: the most the validator accepts in a measured report
+AGREEMENT_THRESHOLD_PCT = COUNTER_TRACE_MAX_PCT
 
 
-def _round(x, digits: int = 6):
+def round_floats(x, digits: int = 6):
     """Floats to `digits` significant figures so reports are compact and byte-stable."""
     if isinstance(x, float):
         if not math.isfinite(x):
             return None
         return float(f"{x:.{digits}g}")
     if isinstance(x, dict):
-        return {k: _round(v, digits) for k, v in x.items()}
+        return {k: round_floats(v, digits) for k, v in x.items()}
     if isinstance(x, list):
-        return [_round(v, digits) for v in x]
+        return [round_floats(v, digits) for v in x]
     return x
 
 
@@ -205,7 +207,7 @@ def build_report(ctx: dict, out, analysis: dict, precision: str) -> dict:
             "sampler": ctx["sampler"],
             "power_field": ctx["power_field"],
         },
-        "trials": [_round(_trial(r), 5) for r in recs],
+        "trials": [round_floats(_trial(r), 5) for r in recs],
         "statistics": None
         if base or not stats or stats["n_pairs"] == 0
         else {
@@ -235,7 +237,7 @@ def build_report(ctx: dict, out, analysis: dict, precision: str) -> dict:
         "software": ctx["software"],
         "provenance": ctx["provenance"],
     }
-    return _round(rep)
+    return round_floats(rep)
 
 
 def _phases(out, analysis: dict, arms_in: list[str], precision: str) -> dict:

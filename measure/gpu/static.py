@@ -31,7 +31,7 @@ two tied logits can go either way; from there the two sequences part. Tests requ
 parting at a float16 tie.
 
 Capture fails where a kernel needs the host mid-step; the warmup runs prefill and one decode step under
-``measure.capture_audit`` first, so a refusal is reported as ``StaticCaptureFailed`` with CUDA's message
+``measure.gpu.capture_audit`` first, so a refusal is reported as ``StaticCaptureFailed`` with CUDA's message
 and the operations that needed the host. LLM.int8() at its default outlier threshold (6.0) is one: its
 activation quantization finds outlier columns with a host sync and a data-dependent size (see
 ``measure/README.md``, "INT8 under CUDA graphs"), and a graph would in any case freeze one step's outlier
@@ -47,7 +47,7 @@ import inspect
 
 import torch
 
-from measure.capture_audit import audit
+from measure.gpu.capture_audit import audit
 
 
 class StaticCaptureFailed(RuntimeError):

@@ -6,7 +6,7 @@ import hashlib
 import time
 from collections.abc import Callable, Sequence
 
-from measure.energy import integrate_j, power_at
+from measure.core.energy import integrate_j, power_at
 
 
 class FakeClock:

@@ -190,9 +190,8 @@ def init_random(model, seed: int, std: float, device: str) -> None:
 
     Linear and embedding weights ~ N(0, std); RMSNorm weights 1; biases 0. Each parameter draws from its
     own generator seeded by (seed, parameter name), so the result does not depend on iteration order.
-    Drawing on the GPU avoids the slow CPU init (transformers' default CPU init plus save took 65 s for
-    TinyLlama-1.1B on an H200 host). The same seed gives the same weights on the same kind of device;
-    the cache key records which.
+    Drawing on the GPU avoids transformers' slow default CPU init. The same seed gives the same weights on
+    the same kind of device; the cache key records which.
     """
     import torch
 

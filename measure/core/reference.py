@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from measure import __version__
-from measure.report import TOOL, _round
+from measure.core.report import TOOL, round_floats
 
 
 def _fp16_energy(arch: str, params_b: float) -> tuple[float, str]:
@@ -92,7 +92,7 @@ def reference_report(
 ) -> dict:
     ref = reference_values(arch, precision, backend, params_b)
     note = f"not a measurement: {reason}. {ref['note']}"
-    return _round(
+    return round_floats(
         {
             "schema_version": "quantjoule-energy/2.0",
             "benchmark": "quantjoule",

@@ -1,4 +1,4 @@
-"""`measure run` presentation: rich progress with ETA and the summary table around runner.run."""
+"""`measure run`'s console: a progress bar per arm and for the run, the summary table, SIGTERM as Ctrl-C."""
 
 from __future__ import annotations
 
@@ -6,27 +6,18 @@ import contextlib
 import signal
 import threading
 import time
-from pathlib import Path
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+from rich.progress import Progress
 from rich.table import Table
 
-from measure.codes import MeasureError
-from measure.protocol import ProtocolConfig
-from measure.runner import EXIT_PARTIAL, EXIT_USAGE, Env, RunOptions, default_env, reports_from_record, run
+from measure.codes import line
+from measure.run.options import RunResult
 
 LOG_EVERY_S = 10.0
 
 
-class _Bars:
+class Bars:
     """One bar per arm (loading, then the blocks it ran) and one for the run (blocks of --trials, or
     percent of the --duration budget), each with an ETA."""
 
@@ -72,7 +63,6 @@ class _Bars:
                     self.counts[arm] += 1
                     self.p.update(self.tasks[arm], completed=self.counts[arm])
 
-
     def _log_block(self, kw: dict, done, total, planned) -> None:
         now = time.monotonic()
         first = set(kw.get("arms", ())) - self.logged_arms  # each arm's first block is always shown
@@ -87,10 +77,10 @@ class _Bars:
         self.log.print(line, highlight=False)
 
 
-def _summary(console: Console, result) -> None:
+def summary(console: Console, result: RunResult) -> None:
     if not result.rows:
         for w in result.warnings:
-            console.print(f"[yellow]{w}[/yellow]")
+            console.print(f"[yellow]{line(w)}[/yellow]")
         return
     table = Table(title="quantjoule run")
     for col in ("arm", "basis", "mJ/tok", "FP16 mJ/tok", "dE% paired", "CI95 pp", "blocks", "ctr-trace %"):
@@ -118,7 +108,7 @@ def _summary(console: Console, result) -> None:
         split = ", ".join(f"{k} {v:.0f} s" for k, v in result.rows[0]["time_split_s"].items())
         console.print(f"time: {split}")
     for w in result.warnings:
-        console.print(f"[yellow]{w}[/yellow]")
+        console.print(f"[yellow]{line(w)}[/yellow]")
     for p in result.paths:
         console.print(f"wrote {p}")
     if result.record:
@@ -144,108 +134,3 @@ def sigterm_as_interrupt():
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
-
-
-def execute(
-    *,
-    model,
-    synthetic,
-    precisions,
-    tokens,
-    block_tokens,
-    trials,
-    duration_s,
-    backend,
-    seed,
-    gpu_arch,
-    device,
-    sample_rate_hz,
-    warmup,
-    direct_check,
-    out_dir: Path,
-    pairing: str = "paired",
-    window_reps: int = 1,
-    block_rounds: int = 1,
-    allocation: str = "even",
-    pin_cpu: bool = False,
-    batch_size: int = 1,
-    int8_threshold: float | None = None,
-    argv: list[str],
-    env: Env | None = None,
-    console: Console | None = None,
-) -> int:
-    """Parse-free core of `measure run`; returns the exit status."""
-    console = console or Console(stderr=True)
-    cfg = ProtocolConfig(
-        tokens=tokens,
-        block_tokens=block_tokens,
-        trials=trials,
-        duration_s=duration_s,
-        warmup_runs=warmup,
-        seed=seed,
-        direct_check_runs=direct_check,
-        pairing=pairing,
-        window_reps=window_reps,
-        block_rounds=block_rounds,
-        allocation=allocation,
-        batch_size=batch_size,
-    )
-    opts = RunOptions(
-        model=model,
-        synthetic=synthetic,
-        precisions=precisions,
-        backend=backend,
-        device=device,
-        gpu_arch=gpu_arch,
-        out_dir=out_dir,
-        sample_rate_hz=sample_rate_hz,
-        pin_cpu=pin_cpu,
-        int8_threshold=int8_threshold,
-        argv=argv,
-        protocol=cfg,
-    )
-    try:
-        if synthetic:
-            from measure.synthetic import UnknownSyntheticModel, get_spec
-
-            try:
-                get_spec(synthetic)
-            except UnknownSyntheticModel as exc:
-                raise MeasureError("QJ410", str(exc)) from exc
-        env = env or default_env(opts)
-        cols = (
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),  # copes with an unknown total while an arm loads
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-        )
-        if env.power is None:  # nothing to measure: the reference report needs no progress bars
-            result = run(opts, env)
-        else:
-            with sigterm_as_interrupt(), Progress(*cols, console=console, transient=False) as progress:
-                log = None if console.is_terminal else console
-                bars = _Bars(progress, ["FP16", *precisions], trials, duration_s, log)
-                result = run(opts, env, bars)
-    except MeasureError as exc:
-        console.print(f"[red]{exc}[/red]")
-        return EXIT_USAGE
-    except KeyboardInterrupt:  # before the sampler started: nothing was measured, nothing to write
-        console.print("[red]QJ404: interrupted before the measurement started; nothing was written[/red]")
-        return EXIT_PARTIAL
-    _summary(console, result)
-    return result.exit_code
-
-
-def replay_record(path: Path, out_dir: Path, console: Console | None = None) -> int:
-    """`measure replay`: the reports again, from the raw record alone."""
-    from measure import record as raw
-
-    console = console or Console(stderr=True)
-    try:
-        result = reports_from_record(raw.read(path), out_dir)
-    except MeasureError as exc:
-        console.print(f"[red]{exc}[/red]")
-        return EXIT_USAGE
-    _summary(console, result)
-    return result.exit_code

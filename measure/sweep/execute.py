@@ -4,7 +4,7 @@ Each cell runs in its own process (a CUDA error or a refused capture cannot pois
 every cell starts with free GPU memory) into ``ROOT/<id>.incomplete/``, its console output in
 ``log.txt`` and what ran in ``cell.json``. Once the run has ended, the cell is renamed to ``ROOT/<id>/``
 only if its raw record exists and says the protocol finished (not interrupted, the power source kept
-answering): that rename is what marks a cell done (``measure.sweep.is_done``). Anything else stays
+answering): that rename is what marks a cell done (``measure.sweep.plan.is_done``). Anything else stays
 ``<id>.incomplete`` and is moved aside as ``<id>.interrupted-N`` by the next call, which measures the
 cell again; nothing is deleted.
 
@@ -25,7 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from measure.sweep import INCOMPLETE, RAW_NAME, Cell, plan
+from measure.core.record import RAW_NAME
+from measure.sweep.plan import INCOMPLETE, Cell, plan
 
 GRACE_S = 90.0  # past a cell's need_s before it is stopped: loading a large model can run long
 STOP_WAIT_S = 60.0  # for a stopped `measure run` to write its partial reports

@@ -3,7 +3,7 @@
 A grid is sizes × precision groups × backends × batch sizes. A precision group is the quantized arms one
 run measures against its own FP16 (`nf4`, `int8`, or `nf4,int8` for both in one run, sharing FP16
 blocks). Every cell is one `measure run` into ``ROOT/<cell id>/``; **a cell is done when
-``ROOT/<id>/energy-raw.json.gz`` exists**. The executor (``measure.sweep_run``) writes a cell into
+``ROOT/<id>/energy-raw.json.gz`` exists**. The executor (``measure.sweep.execute``) writes a cell into
 ``ROOT/<id>.incomplete/`` and renames it only once its run completed, so a cut-short run never looks done
 and the next call measures it again. Cell ids depend only on the cell, never on the grid around it, so
 a grid can grow between calls and keep what is measured. Seeds do too (a hash of the id), so a cell
@@ -23,11 +23,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-RAW_NAME = "energy-raw.json.gz"
+from measure.core.design import BACKENDS, QUANTIZED
+from measure.core.record import RAW_NAME
+
 INCOMPLETE = ".incomplete"
-PRECISIONS = ("NF4", "INT8")
-BACKENDS = ("eager", "static")
-DEFAULT_OVERHEAD_S = 60.0  # load, warmup, 8 s of idle, prefill bursts, quality probe (H200, <= 3B)
+DEFAULT_OVERHEAD_S = 60.0  # a run's time beyond its blocks: load, warmup, idle, prefill bursts, quality
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ def precision_group(value: str) -> tuple[str, ...]:
     """'nf4,int8' -> ('NF4', 'INT8'); refuses unknown or repeated names."""
     out: list[str] = []
     for name in (p.strip().upper() for p in value.split(",") if p.strip()):
-        if name not in PRECISIONS:
+        if name not in QUANTIZED:
             raise GridError(f"unknown precision {name!r} in {value!r}; use nf4, int8 or nf4,int8")
         if name in out:
             raise GridError(f"precision {name} twice in {value!r}")

@@ -1,9 +1,8 @@
-"""The raw record of a run (every power sample and window) and the replay that turns it into energies.
+"""The raw record of a run (every power sample and window) and its replay into attributed energies.
 
 A measured report is a function of this record: `measure run` writes it, then computes every energy
 from it through `replay`, so `measure replay energy-raw.json.gz` rebuilds the same reports anywhere,
-with no GPU. The recorded trace stands in for the sampler (a replayed monitor), so the protocol's
-own `finalise` does the window energies exactly as it does live.
+with no GPU: the recorded trace goes straight into `attribution.attribute`.
 """
 
 from __future__ import annotations
@@ -15,38 +14,16 @@ from dataclasses import asdict
 from pathlib import Path
 
 from measure.codes import MeasureError
-from measure.protocol import Outcome, Protocol, ProtocolConfig, Window
+from measure.core.attribution import attribute
+from measure.core.design import RECORD_DEFAULTS, ProtocolConfig
+from measure.core.outcome import Outcome, Window
+from measure.core.seams import Trace
 
 FORMAT = "quantjoule-raw/1"
 RAW_NAME = "energy-raw.json.gz"
 # time is stored as microseconds after the first sample, power in mW and energy in mJ: NVML's own
 # units, so the record loses nothing the card reported
 _US, _MW, _MJ = 1e6, 1e3, 1e3
-
-
-class RecordedTrace:
-    """A finished sampler, replayed from a record: the same read interface the protocol uses."""
-
-    kind = "replay"
-
-    def __init__(self, times_s: list[float], power_w: list[float], energy_j: list[float]):
-        self._t, self._p, self._e = times_s, power_w, energy_j
-
-    def wait_past(self, t_s: float, timeout_s: float = 0.0) -> None:
-        return None
-
-    def trace(self) -> tuple[list[float], list[float], list[float]]:
-        return self._t, self._p, self._e
-
-    def failed(self) -> bool:
-        return False
-
-
-class RecordedSource:
-    """What finalise asks of the power source: only whether it had an energy counter."""
-
-    def __init__(self, has_energy_counter: bool):
-        self.has_energy_counter = has_energy_counter
 
 
 def _encode_trace(t: list[float], p: list[float], e: list[float]) -> dict:
@@ -59,7 +36,7 @@ def _encode_trace(t: list[float], p: list[float], e: list[float]) -> dict:
     }
 
 
-def _decode_trace(d: dict) -> tuple[list[float], list[float], list[float]]:
+def _decode_trace(d: dict) -> Trace:
     t0 = d["t0_s"]
     t = [t0 + x / _US for x in d["t_us"]]
     p = [math.nan if x is None else x / _MW for x in d["power_mw"]]
@@ -81,7 +58,7 @@ def _plain_window(w: Window) -> dict:
     }
 
 
-def encode(out: Outcome, trace: tuple, ctx: dict, source: dict, sampler: dict, options: dict) -> dict:
+def encode(out: Outcome, trace: Trace, ctx: dict, source: dict, sampler: dict, options: dict) -> dict:
     """The record: what the protocol did (windows as times only), every sample, and the run context."""
     o = asdict(out)
     o["config"] = asdict(out.config)
@@ -106,12 +83,12 @@ def encode(out: Outcome, trace: tuple, ctx: dict, source: dict, sampler: dict, o
 
 
 def decode_outcome(o: dict) -> Outcome:
-    cfg = ProtocolConfig(**o["config"])
+    """The protocol's outcome as recorded: windows timed, no energy attributed yet."""
+    cfg = ProtocolConfig(**{**RECORD_DEFAULTS, **o["config"]})
     blocks = [
         {
             **{k: v for k, v in b.items() if k != "windows"},
             "windows": [_window(w) for w in b["windows"]],
-            "trace_j": [],
         }
         for b in o["blocks"]
     ]
@@ -129,14 +106,11 @@ def decode_outcome(o: dict) -> Outcome:
 
 def replay(record: dict) -> Outcome:
     """Window energies, prefill and direct-check totals and faults, from the recorded samples."""
-    out = decode_outcome(record["outcome"])
-    trace = RecordedTrace(*_decode_trace(record["trace"]))
-    source = RecordedSource(bool(record["source"]["has_energy_counter"]))
-    Protocol(out.config, source, trace, clock=lambda: math.inf, sleep=lambda s: None).finalise(out)
-    return out
+    has_counter = bool(record["source"]["has_energy_counter"])
+    return attribute(decode_outcome(record["outcome"]), recorded_trace(record), has_counter)
 
 
-def recorded_trace(record: dict) -> tuple[list[float], list[float], list[float]]:
+def recorded_trace(record: dict) -> Trace:
     return _decode_trace(record["trace"])
 
 

@@ -1,0 +1,1 @@
+"""The pure core of a measurement: energies, schedule design, attribution, statistics, reports, records."""

@@ -1,0 +1,95 @@
+"""What a run's record says in words: each report's note, the run's findings (QJ4xx), its condition."""
+
+from __future__ import annotations
+
+from measure.codes import problem
+from measure.core.outcome import Outcome
+from measure.core.report import AGREEMENT_THRESHOLD_PCT
+from schema.problem import Problem
+
+
+def note(out: Outcome, prec: str, source: str, int8_threshold: float | None = None) -> str:
+    """`results.note` of the report of PREC: what is partial or set aside, and what the numbers are of."""
+    parts = []
+    if source == "simulated":
+        parts.append("simulated power source (tests/demo): not a measurement")
+    if out.interrupted:
+        parts.append("interrupted before the protocol finished: partial data, not a measurement")
+    if out.power_error:
+        parts.append(f"{out.power_error}; the run stopped there: partial data, not a measurement")
+    if out.faults.get("counter_stalls"):
+        parts.append(
+            f"energy counter stopped advancing in {out.faults['counter_stalls']} windows: "
+            "their energy is the power trace's (see the trials' reason)"
+        )
+    if out.faults.get("trace_gaps"):
+        parts.append(
+            f"power trace has gaps in {out.faults['trace_gaps']} windows (longest "
+            f"{out.faults['max_trace_gap_s']} s): their energy is the counter's"
+        )
+    if prec in out.failed:
+        parts.append(f"{prec} arm failed: {out.failed[prec]}")
+    if "FP16" in out.failed and prec != "FP16":
+        parts.append(f"FP16 baseline failed: {out.failed['FP16']}")
+    if prec == "INT8" and int8_threshold == 0.0:
+        parts.append(
+            "INT8 with llm_int8_threshold=0: bitsandbytes' vector-wise int8 matmul with no outlier "
+            "decomposition, not LLM.int8() (no FP16 outlier columns; needed for CUDA-graph capture)"
+        )
+    cfg = out.config
+    parts.append(
+        f"results and statistics: energy per generated token of {cfg.block_tokens}-token greedy generations "
+        f"(paired per block); phases: reconstructed to {cfg.tokens}-token generations from prefill + decode "
+        "energy, with a direct check"
+    )
+    return "; ".join(parts)
+
+
+def findings(record: dict, out: Outcome, analysis: dict) -> list[Problem]:
+    """What the run's record shows went wrong or was set aside, one Problem each (QJ4xx)."""
+    found = []
+    src, smp = record["source"], record["sampler"]
+    if smp["dropped"] > 0.01 * max(1, smp["samples"]):
+        found.append(problem("QJ406", f"{smp['dropped']} power samples dropped"))
+    if out.timeouts:
+        found.append(problem("QJ405", f"cooldown timed out {out.timeouts} times"))
+    if src["measurement_source"] == "nvml-power-trace":
+        found.append(problem("QJ411", "no energy counter; energies from the power trace"))
+    if src["power_field"] == "nvmlDeviceGetPowerUsage":
+        found.append(
+            problem("QJ412", "instant power field unsupported; nvmlDeviceGetPowerUsage may be a 1 s average")
+        )
+    agree_max = analysis["agreement"]["counter_vs_trace_max_pct"]
+    if agree_max is not None and agree_max > AGREEMENT_THRESHOLD_PCT:
+        found.append(problem("QJ407", f"counter and trace disagree by up to {agree_max:.2f} % on a trial"))
+    for arm, reason in out.failed.items():
+        found.append(problem("QJ403", f"{arm}: {reason}"))
+    if out.interrupted:
+        found.append(problem("QJ404", "interrupted; partial reports written, not measurements"))
+    if out.power_error:
+        found.append(problem("QJ414", f"{out.power_error}; partial reports written, not measurements"))
+    if out.faults.get("counter_stalls"):
+        found.append(problem(
+            "QJ415",
+            f"the energy counter stopped advancing ({out.faults['counter_stalls']} windows "
+            "fell back to the power trace)",
+        ))
+    if out.faults.get("trace_gaps"):
+        found.append(problem(
+            "QJ406",
+            f"power trace gaps in {out.faults['trace_gaps']} windows, longest "
+            f"{out.faults['max_trace_gap_s']} s (energy from the counter there)",
+        ))
+    return found
+
+
+def condition_text(report: dict) -> str:
+    """The measured condition in one line, from the fields that carry it (what the grader compares)."""
+    wl, sut = report["workload"], report["system_under_test"]
+    text = (
+        f"{sut.get('gpu_arch')} {wl['precision']}, {wl['backend']} backend, batch {wl['batch_size']}, "
+        f"{report['measurement']['tokens_per_run']}-token generations"
+    )
+    if "int8_outlier_threshold" in wl:
+        text += f", llm_int8_threshold {wl['int8_outlier_threshold']:g}"
+    return text
