@@ -3,7 +3,7 @@
     python -m benchmarks.campaign measurements/hopper-campaign/campaign.json --budget-s 560 --out $OUT
 
 A manifest names its cells one by one (id, synthetic model, protocol, seed, need_s); everything else is
-`measure sweep`'s executor (measure/sweep_run.py), so the rules are the sweep's: a cell is done when its
+`measure sweep`'s executor (measure/sweep/execute.py), so the rules are the sweep's: a cell is done when its
 folder holds `energy-raw.json.gz`, a device call runs the undone cells in manifest order, each only
 while its `need_s` still fits the budget, and a run is renamed into its folder only once its record
 shows a finished protocol (a cut-short one stays `<id>.incomplete` and runs again next call). Each cell
