@@ -1,12 +1,6 @@
-import sys
+from measure.packages import exit_if_shadowed
 
-from measure.codes import get
-from measure.packages import shadowed
-
-clash = shadowed()
-if clash:
-    print(f"{clash}\n  hint: {get('QJ418').hint}", file=sys.stderr)
-    sys.exit(2)
+exit_if_shadowed()
 
 from bot.cli import main  # noqa: E402  (after the check: a shadowed package would fail to import)
 

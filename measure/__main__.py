@@ -1,15 +1,9 @@
 """`python -m measure` entry (guarded: the sampler's spawned process re-imports this module)."""
 
 if __name__ == "__main__":
-    import sys
+    from measure.packages import exit_if_shadowed
 
-    from measure.codes import get
-    from measure.packages import shadowed
-
-    clash = shadowed()
-    if clash:
-        print(f"{clash}\n  hint: {get('QJ418').hint}", file=sys.stderr)
-        sys.exit(2)
+    exit_if_shadowed()  # before anything imports schema, curves or bot
     from measure.cli import main
 
     main()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from measure.packages import SHADOWED_HINT
 from schema.codes import Code, CodedError, lookup
 from schema.problem import Problem
 
@@ -110,9 +111,7 @@ _CODES = (
         "QJ418",
         "error",
         "another package shadows one of quantjoule's",
-        "Install quantjoule in its own virtual environment (python -m venv), or remove the other package "
-        "or PYTHONPATH entry of that name; quantjoule's top-level packages are assess, bot, curves, gallery, "
-        "measure, problem_codes and schema.",
+        SHADOWED_HINT,
     ),
     Code(
         "QJ419",

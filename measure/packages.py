@@ -4,9 +4,16 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 TOP_LEVEL = ("assess", "bot", "curves", "gallery", "measure", "problem_codes", "schema")
+# QJ418's hint (measure/codes.py registers it): here, so it is printed before any package is imported
+SHADOWED_HINT = (
+    "Install quantjoule in its own virtual environment (python -m venv), or remove the other package or "
+    f"PYTHONPATH entry of that name; quantjoule's top-level packages are {', '.join(TOP_LEVEL[:-1])} and "
+    f"{TOP_LEVEL[-1]}."
+)
 
 
 def _home(name: str) -> Path | None:
@@ -32,3 +39,12 @@ def shadowed() -> str | None:
             return (f"QJ418: `import {name}` finds {where}, not quantjoule's copy in {ours}: a package "
                     "of the same name comes first on sys.path")
     return None
+
+
+def exit_if_shadowed() -> None:
+    """Exit 2 with QJ418 and its hint when a top-level package is not quantjoule's. Called first by the
+    entry points: past it, importing across packages would end in a traceback instead."""
+    clash = shadowed()
+    if clash:
+        print(f"{clash}\n  hint: {SHADOWED_HINT}", file=sys.stderr)
+        sys.exit(2)
