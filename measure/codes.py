@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from measure.packages import SHADOWED_HINT
 from schema.codes import Code, CodedError, lookup
-from schema.problem import Problem
+from schema.problem import Problem, problem_in
 
 _CODES = (
     Code(
@@ -151,8 +151,7 @@ class MeasureError(CodedError):
 def problem(code: str, message: str, path: str = "") -> Problem:
     """A finding of a run (QJ4xx) as a Problem with the code's registered severity and hint. `path` is
     "" for the run as a whole, or `FILE#POINTER` for a place in a report the run wrote."""
-    registered = get(code)
-    return Problem(code, registered.severity, path, message, registered.hint)
+    return problem_in(_CODES, code, message, path)
 
 
 def line(p: Problem) -> str:
