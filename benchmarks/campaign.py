@@ -32,12 +32,20 @@ QUERY = "timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_event_
 SMI_GPU = "name,pci.bus_id,persistence_mode,power.limit,driver_version"
 
 
-def cells(manifest: dict) -> list[Cell]:
-    """The manifest's cells as sweep cells: `measure run` arguments and the time each needs."""
+def cells(manifest: dict, protocols: tuple[str, ...] = ()) -> list[Cell]:
+    """The manifest's cells as sweep cells: `measure run` arguments and the time each needs.
+
+    `protocols`, when given, keeps only the cells of those protocols (in manifest order), so a call with
+    little time left can run the short static cells before the long eager ones.
+    """
+    unknown = sorted(set(protocols) - set(manifest["protocols"]))
+    if unknown:
+        raise SystemExit(f"unknown protocol(s) {', '.join(unknown)}; the manifest has "
+                         f"{', '.join(sorted(manifest['protocols']))}")
     return [
         Cell(c["id"], ("--synthetic", c["synthetic"], "--seed", str(c["seed"]), *manifest["common_args"],
                        *manifest["protocols"][c["protocol"]]), float(c["need_s"]))
-        for c in manifest["cells"]
+        for c in manifest["cells"] if not protocols or c["protocol"] in protocols
     ]
 
 
@@ -114,10 +122,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget-s", type=float, default=560.0)
     ap.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", "campaign-out")))
     ap.add_argument("--dry-run", action="store_true", help="list what would run, run nothing")
+    ap.add_argument("--protocol", action="append", default=[],
+                    help="run only the cells of this protocol (repeatable); default: every cell")
     a = ap.parse_args(argv)
     manifest = json.loads(a.manifest.read_text())
     root = a.manifest.parent
-    todo = cells(manifest)
+    todo = cells(manifest, tuple(a.protocol))
     if a.dry_run:
         p = plan(todo, root, a.budget_s)
         for cell in p.run:

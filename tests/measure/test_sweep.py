@@ -216,6 +216,11 @@ def test_the_campaign_runner_reads_its_manifest_as_sweep_cells():
     plan = sw.plan(cells, manifest_path.parent, budget_s=0)
     committed = {p.parent.name for p in manifest_path.parent.glob("*/energy-raw.json.gz")}
     assert {c.id for c in plan.done} == committed and committed
+    static = campaign.cells(manifest, ("static256",))
+    assert [c.id for c in static] == [c["id"] for c in manifest["cells"] if c["protocol"] == "static256"]
+    assert all("static" in c.argv for c in static) and len(static) < len(cells)
+    with pytest.raises(SystemExit, match="unknown protocol"):
+        campaign.cells(manifest, ("graph9000",))
 
 
 def test_a_cell_may_run_until_the_budget_ends_never_past_it():
