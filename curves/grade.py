@@ -308,6 +308,12 @@ def grade(report: object, curves: dict) -> Verdict:
         other = (f"INT8 outlier threshold {threshold:g} "
                  f"(not LLM.int8(), whose threshold is {LLM_INT8_THRESHOLD:g})")
         mismatch = f"{mismatch} and {other}" if mismatch else other
+    plant = _get(report, "workload", "outlier_plant")
+    if isinstance(plant, dict):  # a sensitivity run's weights, for any precision: no curve measured them
+        dims, scale = _number(plant.get("dims")), _number(plant.get("scale"))
+        other = "planted outlier features" + (
+            f" ({dims:g} hidden dims at scale {scale:g})" if dims is not None and scale is not None else "")
+        mismatch = f"{mismatch} and {other}" if mismatch else other
     if mismatch:
         return ungraded_verdict(
             "QJ309",

@@ -1,8 +1,9 @@
 """Anchor rows from the project's own measured reports (measurements/<campaign>/ -> reference/anchors-*.csv).
 
 Only reports of the reference condition become rows: eager, batch 1, whole 256-token greedy generations
-measured directly (what the published anchors measured). One row per run: repeats of a size are kept
-apart, so the fit can weigh each by its own interval and estimate how far runs scatter beyond it."""
+measured directly (what the published anchors measured), with no planted outlier features. One row per
+run: repeats of a size are kept apart, so the fit can weigh each by its own interval and estimate how far
+runs scatter beyond it."""
 
 from __future__ import annotations
 
@@ -70,6 +71,11 @@ def candidate(report: dict, rel_path: str, backend: str) -> tuple[dict | None, s
         return None, (
             f"{tokens}-token generations: the curve fits whole {REFERENCE_TOKENS}-token generations "
             "measured directly (a reconstruction from shorter ones is not what the anchors measured)"
+        )
+    if _get(report, "workload", "outlier_plant") is not None:
+        return None, (
+            "planted outlier features (--outlier-dims): a sensitivity condition, not the weights the curve's "
+            "anchors measured"
         )
     batch = _get(report, "workload", "batch_size")
     if batch not in (None, REFERENCE_BATCH):

@@ -265,6 +265,13 @@
       var other = 'INT8 outlier threshold ' + pyG(threshold) + ' (not LLM.int8(), whose threshold is ' + pyG(G.llm_int8_threshold) + ')';
       mismatch = mismatch ? mismatch + ' and ' + other : other;
     }
+    var plant = get(report, 'workload', 'outlier_plant');
+    if (jsType(plant) === 'object') {
+      var dims = number(get(plant, 'dims'));
+      var scaleP = number(get(plant, 'scale'));
+      var planted = 'planted outlier features' + (dims !== null && scaleP !== null ? ' (' + pyG(dims) + ' hidden dims at scale ' + pyG(scaleP) + ')' : '');
+      mismatch = mismatch ? mismatch + ' and ' + planted : planted;
+    }
     if (mismatch) {
       return ungraded('QJ309', 'measured with ' + mismatch + ', but the ' + key + ' curve grades ' +
         conditionText(backend, wanted).split(', ').slice(1).join(', ') + ' (like with like only; ' +

@@ -19,6 +19,7 @@ from rich.progress import (
 from measure.cli.progress import Bars, sigterm_as_interrupt, summary
 from measure.codes import MeasureError
 from measure.core.design import ALLOCATIONS, BACKENDS, PAIRINGS, QUANTIZED, ProtocolConfig
+from measure.gpu.outliers import plant_problem
 from measure.run.env import Env, default_env
 from measure.run.options import EXIT_PARTIAL, EXIT_USAGE, RunOptions
 from schema.models import KNOWN_ARCHS
@@ -35,6 +36,34 @@ def precisions_option(value: str) -> tuple[str, ...]:
         if p not in out:
             out.append(p)
     return tuple(out)
+
+
+def outlier_dims_option(ctx, param, value: str | None) -> int:
+    """--outlier-dims K: an integer >= 0; anything else is a usage error (QJ409)."""
+    if value is None:
+        return OPTS.outlier_dims
+    try:
+        dims = int(value)
+    except ValueError:
+        dims = value
+    why = plant_problem(dims, OPTS.outlier_scale)
+    if why:
+        raise click.BadParameter(f"QJ409: {why}")
+    return dims
+
+
+def outlier_scale_option(ctx, param, value: str | None) -> float | None:
+    """--outlier-scale F: a finite number in (0, 1000]; anything else is a usage error (QJ409)."""
+    if value is None:
+        return None
+    try:
+        scale = float(value)
+    except ValueError:
+        scale = value
+    why = plant_problem(OPTS.outlier_dims, scale)
+    if why:
+        raise click.BadParameter(f"QJ409: {why}")
+    return scale
 
 
 @click.command()
@@ -66,6 +95,18 @@ def precisions_option(value: str) -> tuple[str, ...]:
     "outlier decomposition off: a different INT8 (recorded in the report), the one the static backend "
     "can capture.",
 )
+@click.option(
+    "--outlier-dims",
+    metavar="K",
+    callback=outlier_dims_option,
+    help="Synthetic models only: plant K outlier features, the same K hidden dims (chosen from the "
+    "weights' seed) of every decoder layer's two RMSNorm weights set to --outlier-scale, like real "
+    f"checkpoints' LLM.int8() outliers [default: {OPTS.outlier_dims}, the plain random init]. A "
+    "sensitivity condition: never graded.",
+)
+@click.option("--outlier-scale", metavar="F", callback=outlier_scale_option,
+              help=f"Value of the planted norm weights [default: {OPTS.outlier_scale:g}; needs "
+              "--outlier-dims].")
 @click.option("--seed", default=CFG.seed, show_default=True, type=int, help="Seed of the block orders.")
 @click.option("--gpu-arch", type=click.Choice(KNOWN_ARCHS),
               help="Override the architecture detected from the GPU name.")
@@ -108,6 +149,11 @@ def run(**given) -> None:
     `measure replay` rebuilds the same reports."""
     if bool(given["model"]) == bool(given["synthetic"]):
         raise click.UsageError("QJ409: pass exactly one of --model or --synthetic")
+    if given["outlier_dims"] and given["model"]:
+        raise click.UsageError("QJ409: --outlier-dims plants outlier features in a --synthetic model's "
+                               "random init; a --model has its own weights")
+    if given["outlier_scale"] is not None and not given["outlier_dims"]:
+        raise click.UsageError("QJ409: --outlier-scale needs --outlier-dims K with K > 0")
     sys.exit(execute(run_options(given, sys.argv[2:])))
 
 
@@ -140,6 +186,8 @@ def run_options(given: dict, argv: list[str]) -> RunOptions:
         sample_rate_hz=given["sample_rate_hz"],
         pin_cpu=given["pin_cpu"],
         int8_threshold=given["int8_threshold"],
+        outlier_dims=given["outlier_dims"],
+        outlier_scale=OPTS.outlier_scale if given["outlier_scale"] is None else given["outlier_scale"],
         argv=argv,
         protocol=cfg,
     )
@@ -155,9 +203,14 @@ def execute(opts: RunOptions, env: Env | None = None, console: Console | None = 
             from measure.gpu.synthetic import UnknownSyntheticModel, get_spec
 
             try:
-                get_spec(opts.synthetic)
+                spec = get_spec(opts.synthetic)
             except UnknownSyntheticModel as exc:
                 raise MeasureError("QJ410", str(exc)) from exc
+            why = plant_problem(opts.outlier_dims, opts.outlier_scale, spec.hidden_size)
+            if why:
+                raise MeasureError("QJ409", why)
+        elif opts.outlier_dims:
+            raise MeasureError("QJ409", "--outlier-dims needs a --synthetic model")
         env = env or default_env(opts)
         cols = (
             TextColumn("{task.description}"),

@@ -8,9 +8,19 @@ from measure.core.report import AGREEMENT_THRESHOLD_PCT
 from schema.problem import Problem
 
 
-def note(out: Outcome, prec: str, source: str, int8_threshold: float | None = None) -> str:
-    """`results.note` of the report of PREC: what is partial or set aside, and what the numbers are of."""
+def note(out: Outcome, prec: str, source: str, int8_threshold: float | None = None,
+         workload: dict | None = None, int8_outliers: dict | None = None) -> str:
+    """`results.note` of the report of PREC: what is partial or set aside, and what the numbers are of.
+    WORKLOAD (the record's) names the weights and any planted outliers; INT8_OUTLIERS is the INT8 arm's
+    outlier-column probe, absent from records made before it (whose notes stay as they were)."""
     parts = []
+    plant = (workload or {}).get("outlier_plant")
+    if plant:
+        parts.append(
+            f"planted outlier features: {plant['dims']} hidden dims of every decoder layer's two RMSNorm "
+            f"weights set to {plant['scale']:g} (--outlier-dims): a sensitivity condition, not a published "
+            "model's weights, never graded"
+        )
     if source == "simulated":
         parts.append("simulated power source (tests/demo): not a measurement")
     if out.interrupted:
@@ -36,6 +46,8 @@ def note(out: Outcome, prec: str, source: str, int8_threshold: float | None = No
             "INT8 with llm_int8_threshold=0: bitsandbytes' vector-wise int8 matmul with no outlier "
             "decomposition, not LLM.int8() (no FP16 outlier columns; needed for CUDA-graph capture)"
         )
+    if prec == "INT8" and int8_outliers:
+        parts.append(int8_scope(int8_outliers, (workload or {}).get("weights"), bool(plant)))
     cfg = out.config
     parts.append(
         f"results and statistics: energy per generated token of {cfg.block_tokens}-token greedy generations "
@@ -43,6 +55,30 @@ def note(out: Outcome, prec: str, source: str, int8_threshold: float | None = No
         "energy, with a direct check"
     )
     return "; ".join(parts)
+
+
+def int8_scope(probe: dict, weights: str | None, planted: bool) -> str:
+    """What the INT8 figure covers, from the outlier-column probe: the share of int8 input columns that
+    went to LLM.int8()'s FP16 product, and, for unplanted random-init weights, what that leaves out."""
+    if "columns_fraction" not in probe:
+        return f"INT8 outlier-column probe failed ({probe.get('error', 'no result')})"
+    cols, layers = probe["columns_fraction"], probe["layers_with_outliers_fraction"]
+    text = (
+        f"LLM.int8() outlier columns, measured over {probe['decode_steps']} decode steps after the blocks: "
+        f"{cols * 100:.3g} % of the int8 layers' input columns reached the threshold"
+        + (f" {probe['threshold']:g}" if isinstance(probe.get("threshold"), (int, float)) else "")
+        + f" ({layers * 100:.3g} % of int8 layers per step had any)"
+    )
+    if weights == "random-init" and not planted:
+        text += (
+            "; random-init weights lack the systematic outlier features of real checkpoints (Dettmers et al. "
+            "2022: a few hidden dims >= 6 in most tokens, in every layer from 6.7B parameters), so this INT8 "
+            "figure "
+            "covers LLM.int8() with "
+            + ("no" if cols == 0 else "almost no" if cols < 1e-3 else "few")
+            + " FP16 outlier columns, not the mixed-precision work a real model's outliers add"
+        )
+    return text
 
 
 def findings(record: dict, out: Outcome, analysis: dict) -> list[Problem]:
@@ -92,4 +128,6 @@ def condition_text(report: dict) -> str:
     )
     if "int8_outlier_threshold" in wl:
         text += f", llm_int8_threshold {wl['int8_outlier_threshold']:g}"
+    if wl.get("outlier_plant"):
+        text += f", planted outliers {wl['outlier_plant']['dims']} dims x {wl['outlier_plant']['scale']:g}"
     return text

@@ -139,6 +139,12 @@ def build_report(ctx: dict, out, analysis: dict, precision: str) -> dict:
     if precision == "INT8" and ctx.get("int8_outlier_threshold") is not None:
         # what "INT8" meant in this run, as loaded: 6.0 is LLM.int8(); 0.0 has no outlier decomposition
         workload["int8_outlier_threshold"] = ctx["int8_outlier_threshold"]
+    probe = ctx.get("int8_outliers") or {}
+    if precision == "INT8" and "columns_fraction" in probe:
+        # measured after the blocks, over a few decode steps: how much of LLM.int8()'s FP16 outlier
+        # product these weights exercised (random-init weights: about none)
+        workload["int8_outlier_columns_fraction"] = probe["columns_fraction"]
+        workload["int8_layers_with_outliers_fraction"] = probe["layers_with_outliers_fraction"]
     results = {
         "energy_per_token_mj": ept,
         "fp16_energy_per_token_mj": None if base else fp16_ept,

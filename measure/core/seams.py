@@ -72,6 +72,11 @@ class Arm(Protocol):
     def int8_thresholds(self) -> list[float]:
         """The LLM.int8() outlier threshold of every int8 layer as loaded (empty for other precisions)."""
 
+    def int8_outliers(self) -> dict | None:
+        """What share of the int8 layers' input columns reached their threshold over a few decode steps
+        (`columns_fraction`, `layers_with_outliers_fraction`, `decode_steps`, ...); None when not INT8 or
+        no outlier decomposition. Run after the sampler has stopped: it syncs."""
+
 
 @runtime_checkable
 class Workload(Protocol):

@@ -130,6 +130,14 @@ class Arm:
         return sorted({float(m.state.threshold) for m in self._model.modules()
                        if type(m).__name__ == "Linear8bitLt"})
 
+    def int8_outliers(self) -> dict | None:
+        """Share of the int8 layers' input columns at or over their threshold over a few decode steps of
+        the fixed prompts (``measure.gpu.outliers``); None unless this is LLM.int8() with a threshold > 0.
+        Its hooks sync, so it runs only after the measurement, like ``perplexity``."""
+        from measure.gpu.outliers import probe_int8_outliers
+
+        return probe_int8_outliers(self._torch, self._model, self._eager)
+
     def perplexity(self, text: str | None = None) -> tuple[float | None, str]:
         """Teacher-forced perplexity on the vendored text (or TEXT), fixed windows; (None, reason) if not."""
         if self.weights == "random-init":

@@ -24,6 +24,8 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from measure.gpu.outliers import PLANTED_NORMS, OutlierPlant, plant_outliers
+
 CACHE_ENV = "QUANTJOULE_CACHE"
 _READY_MARKER = "quantjoule-synthetic.json"
 
@@ -165,10 +167,22 @@ def default_cache_dir() -> Path:
     return Path.home() / ".cache" / "quantjoule" / "synthetic"
 
 
-def cache_key(spec: SyntheticSpec, seed: int, versions: dict[str, str]) -> str:
-    """Directory key: the shape, the seed and the torch/transformers versions that made the weights."""
-    blob = json.dumps({"spec": asdict(spec), "seed": seed, "versions": versions}, sort_keys=True)
+def cache_key(spec: SyntheticSpec, seed: int, versions: dict[str, str],
+              plant: OutlierPlant | None = None) -> str:
+    """Directory key: the shape, the seed, the torch/transformers versions that made the weights and, when
+    outlier features are planted, the plant (no plant: the key every unplanted cache already has)."""
+    fields = {"spec": asdict(spec), "seed": seed, "versions": versions}
+    if plant is not None and plant.planted:
+        fields["outlier_plant"] = plant.as_dict()
+    blob = json.dumps(fields, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:12]
+
+
+def cache_name(spec: SyntheticSpec, seed: int, versions: dict[str, str],
+               plant: OutlierPlant | None = None) -> str:
+    """The cache directory's name: <name>-seed<seed>[-outliers<K>x<F>]-<key>."""
+    planted = f"-{plant.label()}" if plant is not None and plant.planted else ""
+    return f"{spec.name}-seed{seed}{planted}-{cache_key(spec, seed, versions, plant)}"
 
 
 def _param_seed(seed: int, name: str) -> int:
@@ -206,13 +220,15 @@ def init_random(model, seed: int, std: float, device: str) -> None:
                 param.normal_(0.0, std, generator=gen)
 
 
-def materialize(spec: SyntheticSpec, seed: int, cache_dir: Path | None = None, device: str = "cpu") -> Path:
+def materialize(spec: SyntheticSpec, seed: int, cache_dir: Path | None = None, device: str = "cpu",
+                plant: OutlierPlant | None = None) -> Path:
     """Directory holding SPEC's seeded random-init FP16 weights; built and saved on first use only.
 
     The model is built on the meta device (no memory, no default init), allocated on DEVICE, filled by
-    ``init_random`` and saved with ``save_pretrained``. The build happens in a temporary sibling
-    directory renamed into place when complete, so an interrupted build never leaves a half-written model
-    that a later run would trust.
+    ``init_random``, given PLANT's outlier features when it plants any (``measure.gpu.outliers``; every
+    other weight is the unplanted model's) and saved with ``save_pretrained``. The build happens in a
+    temporary sibling directory renamed into place when complete, so an interrupted build never leaves a
+    half-written model that a later run would trust.
     """
     import torch
     import transformers
@@ -221,7 +237,8 @@ def materialize(spec: SyntheticSpec, seed: int, cache_dir: Path | None = None, d
     root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     versions = {"torch": torch.__version__.split("+")[0], "transformers": transformers.__version__,
                 "init_device": init_device_label(device), "init": "per-parameter-seeded-v1"}
-    target = root / f"{spec.name}-seed{seed}-{cache_key(spec, seed, versions)}"
+    planted = plant is not None and plant.planted
+    target = root / cache_name(spec, seed, versions, plant)
     if (target / _READY_MARKER).is_file():
         return target
     root.mkdir(parents=True, exist_ok=True)
@@ -233,9 +250,13 @@ def materialize(spec: SyntheticSpec, seed: int, cache_dir: Path | None = None, d
         model = model.to_empty(device=device)
         model.tie_weights()
         init_random(model, seed, float(config.initializer_range), device)
+        marker = {"synthetic": spec.name, "seed": seed, "versions": versions, "weights": "random-init"}
+        if planted:
+            dims = plant_outliers(model, plant, seed)
+            marker["outlier_plant"] = {**plant.as_dict(), "hidden_dims": dims,
+                                       "norms": [f"every decoder layer's {n}" for n in PLANTED_NORMS]}
         model.save_pretrained(tmp)
         del model
-        marker = {"synthetic": spec.name, "seed": seed, "versions": versions, "weights": "random-init"}
         (tmp / _READY_MARKER).write_text(json.dumps(marker, sort_keys=True) + "\n")
         try:
             tmp.rename(target)

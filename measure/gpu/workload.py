@@ -5,7 +5,7 @@ works on a machine without them and ``load`` then raises ``DependencyMissing``. 
 ``Workload`` seam of ``measure.core.seams``::
 
     wl = Workload(model_spec, backend="eager", device="cuda", seed=0, prompt_tokens=16, cache_dir=None,
-                  batch_size=1, int8_threshold=None)
+                  batch_size=1, int8_threshold=None, outlier_dims=0, outlier_scale=20.0)
     arm = wl.load("NF4")        # -> Arm; several arms stay resident
     arm.generate(256)           # -> 256 × batch_size: 256 new tokens per prompt, greedy, synchronised
     arm.precision, arm.dtype, arm.params_b, arm.weight_bytes
@@ -19,7 +19,10 @@ works on a machine without them and ``load`` then raises ``DependencyMissing``. 
 Precisions: FP16 = float16 weights; NF4 = ``BitsAndBytesConfig(load_in_4bit=True,
 bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=float16)``; INT8 = LLM.int8() (``load_in_8bit=True``,
 default outlier threshold 6.0; ``int8_threshold`` sets ``llm_int8_threshold``, and 0.0 turns the outlier
-decomposition off, which makes the INT8 decode step capturable: see ``measure.gpu.static``). Every
+decomposition off, which makes the INT8 decode step capturable: see ``measure.gpu.static``).
+``outlier_dims`` K > 0 (synthetic models only) plants K outlier features of ``outlier_scale`` into the
+weights every arm loads (``measure.gpu.outliers``); ``Arm.int8_outliers()`` measures the share of int8
+input columns that reach the threshold, after the measurement. Every
 arm is loaded from the same source (a synthetic model's saved directory, or the same id and revision), so
 the arms share one set of weights. On a CPU without float16 kernels the FP16 arm falls back to float32,
 and ``Arm.dtype`` says which was used.
@@ -59,6 +62,7 @@ from measure.gpu.errors import (
     first_line,
     is_oom,
 )
+from measure.gpu.outliers import DEFAULT_OUTLIER_SCALE, OutlierPlant, plant_problem
 
 SYNTHETIC_PREFIX = "synthetic:"
 
@@ -116,8 +120,10 @@ class Workload:
 
     def __init__(self, model_spec: ModelSpec | str, backend: str = "eager", device: str = "cuda",
                  seed: int = 0, prompt_tokens: int = 16, cache_dir: str | Path | None = None,
-                 batch_size: int = 1, int8_threshold: float | None = None):
+                 batch_size: int = 1, int8_threshold: float | None = None, outlier_dims: int = 0,
+                 outlier_scale: float = DEFAULT_OUTLIER_SCALE):
         self.spec = ModelSpec.parse(model_spec)
+        self.plant = OutlierPlant(outlier_dims, outlier_scale)  # dims 0: the plain random init
         self.backend = backend
         self.batch_size = batch_size
         self.int8_threshold = int8_threshold  # None: bitsandbytes' LLM.int8() default (6.0)
@@ -158,6 +164,7 @@ class Workload:
             "prompt_tokens": self.prompt_tokens,
             "batch_size": self.batch_size,
             "decoding": "greedy",
+            **({"outlier_plant": self.plant.as_dict()} if self.plant.planted else {}),
             "versions": versions,
             "torch_cuda": torch_cuda,
         }
@@ -179,6 +186,11 @@ class Workload:
                               or t == float("inf")):
             raise BadArgument(f"int8_threshold must be a finite number >= 0, got {t!r}",
                               hint="leave it unset for LLM.int8() (6.0), or 0 for no outlier decomposition")
+        why = plant_problem(self.plant.dims, self.plant.scale)
+        if why is None and self.plant.planted and not self.spec.synthetic:
+            why = "outlier features can only be planted in a synthetic model's random init"
+        if why is not None:
+            raise BadArgument(why, hint="use --outlier-dims 0 (the default) or a small K with --synthetic")
 
     def _device_str(self, torch) -> str:
         dev = torch.device(self.device)
@@ -198,7 +210,8 @@ class Workload:
                     raise ModelLoadFailed(str(exc), hint="pick a name from the list") from exc
                 torch, _ = _stack()
                 init_on = self._device_str(torch)
-                self._source = str(synthetic.materialize(spec, self.seed, self.cache_dir, device=init_on))
+                self._source = str(synthetic.materialize(spec, self.seed, self.cache_dir, device=init_on,
+                                                         plant=self.plant))
             else:
                 self._source = str(self.spec.model_id)
         return self._source

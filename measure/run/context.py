@@ -40,6 +40,7 @@ class Loaded:
     params_b: dict[str, float] = field(default_factory=dict)
     quality: dict[str, dict] = field(default_factory=dict)
     workload_info: dict = field(default_factory=dict)
+    int8_outliers: dict | None = None  # the INT8 arm's outlier-column probe (measure.gpu.outliers)
 
 
 def run_context(
@@ -89,7 +90,11 @@ def run_context(
         "provenance": provenance(__version__, opts.argv),
     }
     wl_info = loaded.workload_info
-    ctx["workload"].update({k: v for k, v in wl_info.items() if k in ("model_revision", "prompt_tokens")})
+    # outlier_plant: only in runs that planted outlier features; it goes into every arm's report
+    ctx["workload"].update({k: v for k, v in wl_info.items()
+                            if k in ("model_revision", "prompt_tokens", "outlier_plant")})
     if "int8_outlier_threshold" in wl_info:  # absent in records made before it was recorded
         ctx["int8_outlier_threshold"] = wl_info["int8_outlier_threshold"]
+    if loaded.int8_outliers is not None:  # absent: no INT8 arm, or a record made before the probe
+        ctx["int8_outliers"] = loaded.int8_outliers
     return ctx

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from measure.core.design import QUANTIZED, ProtocolConfig
+from measure.gpu.outliers import DEFAULT_OUTLIER_SCALE
 from schema.problem import Problem
 
 EXIT_OK, EXIT_USAGE, EXIT_NO_GPU, EXIT_PARTIAL = 0, 2, 3, 4
@@ -25,6 +26,10 @@ class RunOptions:
     # bitsandbytes llm_int8_threshold for the INT8 arm; None = LLM.int8()'s default (6.0). 0.0 drops the
     # outlier decomposition, which changes what INT8 measures (recorded as workload.int8_outlier_threshold)
     int8_threshold: float | None = None
+    # outlier features planted in a synthetic model's random init (measure.gpu.outliers): K hidden dims of
+    # every layer's two norms set to the scale; 0 = the plain init. A sensitivity condition, never graded
+    outlier_dims: int = 0
+    outlier_scale: float = DEFAULT_OUTLIER_SCALE
     argv: list[str] = field(default_factory=list)
     protocol: ProtocolConfig = field(default_factory=ProtocolConfig)
 

@@ -36,7 +36,10 @@ def reports_from_record(record: dict, out_dir: Path, warnings: list[Problem] | N
     ctx = dict(record["context"])
     source = ctx["measurement_source"]
     warnings = [*(warnings or []), *findings(record, out, analyse(out))]
-    ctx["notes"] = {p: note(out, p, source, ctx.get("int8_outlier_threshold")) for p in out.arms}
+    ctx["notes"] = {
+        p: note(out, p, source, ctx.get("int8_outlier_threshold"), ctx["workload"], ctx.get("int8_outliers"))
+        for p in out.arms
+    }
     precisions = list(record["options"]["precisions"]) or ["FP16"]
     paths, rows = [], []
     for prec, path in out_paths(out_dir, precisions).items():

@@ -39,7 +39,8 @@ def run(opts: RunOptions, env: Env, progress: Callable[..., None] | None = None)
     sampler.start()
     proto = Protocol(opts.protocol, power, sampler, env.clock, env.sleep, progress)
     workload = env.workload(opts.model_spec, opts.backend, env.device,
-                            batch_size=opts.protocol.batch_size, int8_threshold=opts.int8_threshold)
+                            batch_size=opts.protocol.batch_size, int8_threshold=opts.int8_threshold,
+                            outlier_dims=opts.outlier_dims, outlier_scale=opts.outlier_scale)
     arms, loaded, int8_threshold = {}, Loaded(), None
     try:
         out.idle_power_bare_w = proto.measure_bare_idle(3.0)
@@ -71,11 +72,24 @@ def run(opts: RunOptions, env: Env, progress: Callable[..., None] | None = None)
     if not out.interrupted and out.power_error is None:
         t = env.clock()
         loaded.quality = quality_blocks(arms)
+        loaded.int8_outliers = int8_outlier_probe(arms)
         out.time_split_s["quality"] = env.clock() - t
     loaded.workload_info = workload.info()
     if int8_threshold is not None:
         loaded.workload_info["int8_outlier_threshold"] = int8_threshold
     return _finish(opts, env, info, arch, how, out, loaded)
+
+
+def int8_outlier_probe(arms: dict) -> dict | None:
+    """The INT8 arm's outlier-column probe, after the sampler has stopped (its hooks sync); a failure is
+    recorded as such, never as a share of zero."""
+    arm = arms.get("INT8")
+    if arm is None:
+        return None
+    try:
+        return arm.int8_outliers()
+    except Exception as exc:
+        return {"error": f"{type(exc).__name__}: {str(exc)[:200]}"}
 
 
 def _one_threshold(thresholds: list[float]) -> float | None:

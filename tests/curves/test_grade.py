@@ -224,3 +224,12 @@ def test_extreme_numbers_do_not_raise(curves, params_b, obs):
 
 def test_non_dict_report_is_ungraded(curves):
     assert grade([1, 2], curves).label == "ungraded"
+
+
+@pytest.mark.parametrize("precision", ["NF4", "INT8"])
+def test_a_planted_outlier_report_is_another_condition(curves, precision):
+    plain = grade(v2_report(precision=precision), curves)
+    assert plain.label != "ungraded"
+    v = grade(v2_report(precision=precision, workload__outlier_plant={"dims": 4, "scale": 20.0}), curves)
+    assert v.label == "ungraded" and v.reason_code == "QJ309"
+    assert "planted outlier features (4 hidden dims at scale 20)" in v.reason

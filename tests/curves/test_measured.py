@@ -173,3 +173,13 @@ def test_self_anchored_verdicts_are_flagged_and_condition_mismatch_is_ungraded()
     v8 = grade(eight, curves)
     assert v8.label == "ungraded" and v8.reason_code == "QJ309" and "8-token generations" in v8.reason
     assert v8.condition == "eager, batch 1, 8-token generations"
+
+
+def test_a_planted_report_is_never_an_anchor():
+    report = json.loads((DIRECT / "energy-int8.json").read_text(encoding="utf-8"))
+    from curves.measured import candidate
+
+    assert candidate(report, "r.json", "eager")[0] is not None
+    report["workload"]["outlier_plant"] = {"dims": 4, "scale": 20.0}
+    row, why = candidate(report, "r.json", "eager")
+    assert row is None and why.startswith("planted outlier features")

@@ -397,3 +397,18 @@ def test_threshold_zero_int8_is_another_condition_in_both(tmp_path, curves):
     codes = [v["verdict"]["reason_code"] for v in js]
     assert codes[:2] == [None, None] and codes[2:] == ["QJ309"] * 3
     assert "INT8 outlier threshold 0 (not LLM.int8()" in js[2]["verdict"]["reason"]
+
+
+def test_planted_outlier_reports_are_another_condition_in_both(tmp_path, curves):
+    texts = []
+    for precision, plant in (("INT8", None), ("INT8", {"dims": 4, "scale": 20.0}),
+                             ("NF4", {"dims": 64, "scale": 12.5}), ("NF4", {})):
+        r = make_report(arch="ada", model="TinyLlama-1.1B", precision=precision, params_b=1.1,
+                        delta_pct=140.0 if precision == "INT8" else 20.0, seed=4)
+        if plant is not None:
+            r["workload"]["outlier_plant"] = plant
+        texts.append(json.dumps(r))
+    js = run_js(tmp_path, {"rules": rules(), "curves": curves, "texts": texts})
+    assert _compare(texts, js, curves) == []
+    assert [v["verdict"]["reason_code"] for v in js][1:3] == ["QJ309", "QJ309"]
+    assert "planted outlier features (64 hidden dims at scale 12.5)" in js[2]["verdict"]["reason"]

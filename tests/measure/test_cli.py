@@ -179,7 +179,8 @@ def test_each_run_option_has_one_default_the_options_objects(monkeypatch):
 
     got = _captured_run(monkeypatch, [])
     assert got.protocol == replace(ProtocolConfig(), block_tokens=ProtocolConfig().tokens)
-    fields = ("precisions", "backend", "device", "gpu_arch", "sample_rate_hz", "pin_cpu", "int8_threshold")
+    fields = ("precisions", "backend", "device", "gpu_arch", "sample_rate_hz", "pin_cpu", "int8_threshold",
+              "outlier_dims", "outlier_scale")
     assert all(getattr(got, f) == getattr(RunOptions(), f) for f in fields)
     assert (got.synthetic, got.model, got.out_dir) == ("tinyllama-1.1b", None, Path("."))
 
@@ -226,3 +227,24 @@ def test_env_does_not_ask_to_install_nvidia_ml_py_when_it_is_installed():
     assert "Install nvidia-ml-py" not in res.output
     if installed:
         assert "NVIDIA driver and a GPU" in res.output
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--synthetic", "tiny-llama", "--outlier-dims", "-1"], "integer >= 0"),
+    (["--synthetic", "tiny-llama", "--outlier-dims", "four"], "integer >= 0"),
+    (["--synthetic", "tiny-llama", "--outlier-dims", "4", "--outlier-scale", "nan"], "outlier-scale"),
+    (["--synthetic", "tiny-llama", "--outlier-scale", "5"], "needs --outlier-dims"),
+    (["--synthetic", "tiny-llama", "--outlier-dims", "129"], "128 hidden dimensions"),
+    (["--model", "x", "--outlier-dims", "4"], "--synthetic"),
+])
+def test_bad_outlier_plants_are_coded_usage_errors(tmp_path, args, words):
+    res = CliRunner().invoke(main, ["run", *args, "--out", str(tmp_path)])
+    assert res.exit_code == 2 and "QJ409" in res.output and words in res.output
+    assert "Traceback" not in res.output and res.exception is None or isinstance(res.exception, SystemExit)
+
+
+def test_outlier_options_reach_run_options(monkeypatch):
+    got = _captured_run(monkeypatch, ["--outlier-dims", "4", "--outlier-scale", "30"])
+    assert (got.outlier_dims, got.outlier_scale) == (4, 30.0)
+    plain = _captured_run(monkeypatch, [])
+    assert (plain.outlier_dims, plain.outlier_scale) == (0, 20.0)

@@ -174,3 +174,69 @@ def test_default_int8_is_recorded_as_llm_int8(run_dir):
     assert rep["workload"]["int8_outlier_threshold"] == 6.0 and rep["workload"]["batch_size"] == 1
     assert rep["scenario"] == "SingleStream" and "not LLM.int8()" not in rep["results"]["note"]
     assert "condition: hopper INT8, eager backend, batch 1, 6-token generations, llm_int8_threshold 6" in text
+
+
+def test_random_init_int8_report_states_its_measured_outlier_fraction(run_dir):
+    out, _, _ = run_dir
+    int8 = json.loads((out / "energy-int8.json").read_text())
+    nf4 = json.loads((out / "energy-nf4.json").read_text())
+    wl = int8["workload"]
+    assert wl["int8_outlier_columns_fraction"] == 0.0 and wl["int8_layers_with_outliers_fraction"] == 0.0
+    assert "outlier_plant" not in wl and "int8_outlier_columns_fraction" not in nf4["workload"]
+    note = int8["results"]["note"]
+    assert "0 % of the int8 layers' input columns reached the threshold 6" in note
+    assert "real checkpoints" in note and "no FP16 outlier columns" in note
+
+
+@pytest.fixture(scope="module")
+def planted_dir(tmp_path_factory):
+    from measure.gpu.workload import Workload
+
+    out = tmp_path_factory.mktemp("planted")
+    cache = tmp_path_factory.mktemp("cache")
+    epoch = time.monotonic()
+    src = FakePowerSource(TRACE, epoch_s=epoch, name="NVIDIA H200")
+    env = Env(
+        src,
+        ProcessSampler(functools.partial(open_fake, TRACE, epoch), 100.0),
+        lambda spec, backend, dev, **k: Workload(spec, backend, dev, cache_dir=cache, **k),
+        device="cpu",
+    )
+    cfg = ProtocolConfig(tokens=8, block_tokens=8, trials=2, duration_s=None, warmup_runs=1)
+    opts = RunOptions(synthetic="tiny-llama", precisions=("NF4", "INT8"), out_dir=out, argv=["run"],
+                      outlier_dims=4, outlier_scale=20.0, protocol=cfg)
+    buf = io.StringIO()
+    code = execute(opts, env=env, console=Console(file=buf, width=200))
+    return out, code, buf.getvalue()
+
+
+def test_a_planted_run_records_the_plant_and_replays(planted_dir, tmp_path):
+    from curves import grade
+    from curves.measured import candidate
+
+    out, code, text = planted_dir
+    assert code == 0, text
+    int8 = json.loads((out / "energy-int8.json").read_text())
+    nf4 = json.loads((out / "energy-nf4.json").read_text())
+    for rep in (int8, nf4):
+        assert rep["workload"]["outlier_plant"] == {"dims": 4, "scale": 20.0}
+        assert "planted outlier features" in rep["results"]["note"]
+    assert int8["workload"]["int8_outlier_columns_fraction"] > 0
+    assert int8["workload"]["int8_layers_with_outliers_fraction"] > 0.7
+    assert "planted outliers 4 dims x 20" in text
+    result = CliRunner().invoke(main, ["check", "--json", str(out / "energy-int8.json")])
+    errors = [p["code"] for p in json.loads(result.output)[0]["problems"] if p["severity"] == "error"]
+    assert errors == ["QJ506"]
+    again = CliRunner().invoke(main, ["replay", str(out / "energy-raw.json.gz"), "--out", str(tmp_path)])
+    assert again.exit_code == 0, again.output
+    for name in ("energy-nf4.json", "energy-int8.json"):
+        assert (tmp_path / name).read_bytes() == (out / name).read_bytes()
+    # as if measured: still another condition for the grader, and never an anchor
+    measured = {**int8, "measurement_source": "nvml-energy-counter",
+                "results": {**int8["results"], "basis": "measured"}}
+    from curves.store import load_curves
+    from tests.curves.helpers import CURVES
+
+    v = grade(measured, load_curves(CURVES))
+    assert v.reason_code == "QJ309" and "planted outlier features" in v.reason
+    assert candidate(measured, "r.json", "eager")[0] is None

@@ -43,7 +43,7 @@ def test_the_real_and_the_fake_sides_implement_the_seams():
     assert isinstance(FakeArm(FakeClock(), 0.02, 0.03), Arm)
     from measure.gpu.arm import Arm as TorchArm
 
-    methods = ("prepare", "generate", "perplexity", "int8_thresholds")
+    methods = ("prepare", "generate", "perplexity", "int8_thresholds", "int8_outliers")
     assert all(callable(getattr(TorchArm, m)) for m in methods)
 
 

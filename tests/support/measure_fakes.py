@@ -145,6 +145,9 @@ class FakeArm:
     def int8_thresholds(self) -> list[float]:
         return []
 
+    def int8_outliers(self) -> dict | None:
+        return None
+
 
 class FakeWorkload:
     def __init__(self, arms: dict, fail_load: dict | None = None):
