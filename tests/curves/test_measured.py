@@ -62,13 +62,20 @@ def test_direct_runs_without_repeats_give_hopper_flat_references_of_its_own_not_
     # Direct runs at a few sizes, none repeated yet: the runs' own intervals cannot tell scatter from
     # trend, so the trend is judged against the residuals (F test) and no shape is drawn; the band is the
     # published pooled scatter until repeats give a between-run term; never Ampere's curve.
-    for key in ("hopper/NF4/eager", "hopper/INT8/eager", "hopper/NF4/static"):
+    for key in ("hopper/NF4/eager", "hopper/INT8/eager"):
         g = fitted["groups"][key]
         assert g["borrowed_from"] is None and g["n_points"] >= 2 and g["params"]["S"] == 0, key
         assert g["trend"]["model"] == "flat" and g["trend"]["supported"] is False, key
         assert g["trend"]["test"].startswith("F test"), key
         assert g["between_run"]["tau_pp"] is None and g["sigma_source"] == f"pooled:{g['precision']}", key
         assert g["loo_rmse_pp"] is not None, key
+    # static NF4 has two runs at 0.5, 1.1 and 1.5 B: a between-run term from the repeats, and against
+    # intervals that carry it the savings growing with size are a supported trend, drawn as a curve
+    st = fitted["groups"]["hopper/NF4/static"]
+    assert st["between_run"]["tau_pp"] is not None and st["between_run"]["df"] >= 3
+    assert st["trend"]["model"] == "curve" and st["trend"]["supported"] is True
+    assert st["trend"]["test"].startswith("chi-square") and st["trend"]["p_value"] < 0.05
+    assert st["params"]["S"] > 0 and st["crossover_b"] is None  # saves at every measured size
     # eager and static are graded apart: the backend decides the sign at these sizes
     eager_a = fitted["groups"]["hopper/NF4/eager"]["params"]["A"]
     assert eager_a > 10 > 0 > fitted["groups"]["hopper/NF4/static"]["params"]["A"]
