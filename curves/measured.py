@@ -30,6 +30,7 @@ EXTRA_COLUMNS = (
 REFERENCE_TOKENS = 256
 BACKENDS = ("eager", "static")
 REFERENCE_BATCH = 1
+REFERENCE_INT8_THRESHOLD = 6.0
 COLUMNS = PUBLISHED_COLUMNS + EXTRA_COLUMNS
 
 
@@ -76,6 +77,12 @@ def candidate(report: dict, rel_path: str, backend: str) -> tuple[dict | None, s
         return None, (
             "planted outlier features (--outlier-dims): a sensitivity condition, not the weights the curve's "
             "anchors measured"
+        )
+    threshold = _get(report, "workload", "int8_outlier_threshold")
+    if precision == "INT8" and threshold is not None and float(threshold) != REFERENCE_INT8_THRESHOLD:
+        return None, (
+            f"llm_int8_threshold {threshold}: the curve fits LLM.int8() (threshold "
+            f"{REFERENCE_INT8_THRESHOLD:g}, with its outlier decomposition)"
         )
     batch = _get(report, "workload", "batch_size")
     if batch not in (None, REFERENCE_BATCH):

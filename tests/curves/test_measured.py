@@ -190,3 +190,27 @@ def test_a_planted_report_is_never_an_anchor():
     report["workload"]["outlier_plant"] = {"dims": 4, "scale": 20.0}
     row, why = candidate(report, "r.json", "eager")
     assert row is None and why.startswith("planted outlier features")
+
+
+def test_an_int8_report_without_the_outlier_decomposition_is_never_an_anchor():
+    report = json.loads((DIRECT / "energy-int8.json").read_text(encoding="utf-8"))
+    from curves.measured import candidate
+
+    assert report["workload"].get("int8_outlier_threshold") in (None, 6)  # absent: LLM.int8()'s 6
+    report["workload"]["int8_outlier_threshold"] = 0.0
+    row, why = candidate(report, "r.json", "eager")
+    assert row is None and why.startswith("llm_int8_threshold 0.0")
+
+
+def test_the_outlier_sensitivity_cells_are_not_anchors_and_their_probe_rises_with_k():
+    from curves.measured import candidate
+
+    folder = DIRECT.parent.parent / "int8-outliers"
+    fractions = []
+    for k in (0, 4, 64):
+        report = json.loads((folder / f"tinyllama-1.1b-k{k}" / "energy.json").read_text(encoding="utf-8"))
+        row, why = candidate(report, "r.json", "eager")
+        assert row is None and why, k
+        assert (report["workload"].get("outlier_plant") or {}).get("dims", 0) == k
+        fractions.append(report["workload"]["int8_outlier_columns_fraction"])
+    assert fractions == sorted(fractions) and fractions[0] < 1e-4 < fractions[1]
