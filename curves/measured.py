@@ -14,6 +14,7 @@ from pathlib import Path
 
 import click
 
+from curves.grade import LLM_INT8_THRESHOLD
 from schema import read_report_file
 from schema.records import canonical_sha256
 from schema.validate import is_measurement
@@ -30,7 +31,6 @@ EXTRA_COLUMNS = (
 REFERENCE_TOKENS = 256
 BACKENDS = ("eager", "static")
 REFERENCE_BATCH = 1
-REFERENCE_INT8_THRESHOLD = 6.0
 COLUMNS = PUBLISHED_COLUMNS + EXTRA_COLUMNS
 
 
@@ -79,10 +79,10 @@ def candidate(report: dict, rel_path: str, backend: str) -> tuple[dict | None, s
             "anchors measured"
         )
     threshold = _get(report, "workload", "int8_outlier_threshold")
-    if precision == "INT8" and threshold is not None and float(threshold) != REFERENCE_INT8_THRESHOLD:
+    if precision == "INT8" and threshold is not None and float(threshold) != LLM_INT8_THRESHOLD:
         return None, (
             f"llm_int8_threshold {threshold}: the curve fits LLM.int8() (threshold "
-            f"{REFERENCE_INT8_THRESHOLD:g}, with its outlier decomposition)"
+            f"{LLM_INT8_THRESHOLD:g}, with its outlier decomposition)"
         )
     batch = _get(report, "workload", "batch_size")
     if batch not in (None, REFERENCE_BATCH):
