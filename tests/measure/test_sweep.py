@@ -214,8 +214,11 @@ def test_the_campaign_runner_reads_its_manifest_as_sweep_cells():
     assert first.argv[:4] == ("--synthetic", manifest["cells"][0]["synthetic"], "--seed",
                               str(manifest["cells"][0]["seed"]))
     plan = sw.plan(cells, manifest_path.parent, budget_s=0)
-    committed = {p.parent.name for p in manifest_path.parent.glob("*/energy-raw.json.gz")}
+    raws = {p.parent.name for p in manifest_path.parent.glob("*/energy-raw.json.gz")}
+    # a run stopped by its call's limit is kept as history under <id>.interrupted, never as a done cell
+    committed = {name for name in raws if not name.endswith(".interrupted")}
     assert {c.id for c in plan.done} == committed and committed
+    assert not {name.removesuffix(".interrupted") for name in raws - committed} & {c.id for c in plan.done}
     static = campaign.cells(manifest, ("static256",))
     assert [c.id for c in static] == [c["id"] for c in manifest["cells"] if c["protocol"] == "static256"]
     assert all("static" in c.argv for c in static) and len(static) < len(cells)
