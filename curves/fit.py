@@ -21,7 +21,7 @@ from curves.repeats import (
     trend_p_value_unknown_scale,
 )
 
-CODE_VERSION = "quantjoule-curves-fit/6"
+CODE_VERSION = "quantjoule-curves-fit/7"
 # The condition every anchor measured (published and the project's own): what the grader compares like with.
 REFERENCE_CONDITION = {"batch_size": 1, "generation_tokens": 256}
 WEIGHTING = "inverse variance: 1 / (se^2 + tau^2), se from each run's own t interval, tau between runs"
@@ -315,6 +315,12 @@ def _weighted_sigmas(g: dict, floor: float, pool_sd: float | None, pool_src: str
     return own_sd, sigma_fit, sigma_fit_src, sigma, sigma_src, cov
 
 
+def _tau_pp(g: dict, r) -> float | None:
+    """The weighted group's between-run sd when its repeats estimate one, else None."""
+    tau = (g["between"] or {}).get("tau_pp") if g["sd"] is not None else None
+    return None if tau is None else r(tau)
+
+
 def _weighted_extras(g: dict, r) -> dict:
     """What a weighted group adds to its entry: the weighting, the between-run estimate, the trend test."""
     if g["sd"] is None:
@@ -412,6 +418,9 @@ def group_entry(key: str, g: dict, pooled: dict, settings: dict) -> dict:
             "a_bounds": [lo_r[0], hi_r[0]],
             "s_bounds": [lo_r[1], hi_r[1]],
             "n_star_bounds_b": list(settings["n_star_bounds_b"]),
+            # Between-run sd from the repeats (None: no repeats); with each run's own se it lets the grader
+            # compare a run of an anchored model with that model's own runs (curves/README.md).
+            "tau_pp": _tau_pp(g, r),
         },
         "anchors": [
             {
@@ -423,6 +432,7 @@ def group_entry(key: str, g: dict, pooled: dict, settings: dict) -> dict:
                 "residual_pp": r(-float(e)),
                 "note": p["note"],
                 **{k: p[k] for k in ANCHOR_PROVENANCE if p[k] is not None},
+                **({} if (se := standard_error_pp(p)) is None else {"se_pp": r(se)}),
             }
             for p, e in zip(g["points"], g["resid"], strict=True)
         ],

@@ -206,6 +206,29 @@ def ungraded_verdict(code: str, reason: str, base: dict, qualifiers: list[str]) 
     )
 
 
+def own_runs(group: dict, anchors: list[dict], model: str | None, cv_pct: float) -> tuple | None:
+    """(reference, sigma_ref) from the curve's own runs of this model at this size, or None when the
+    rule does not apply. Like with like: the same model's repeated runs (other processes, seeds, cards)
+    are its reference, so the curve's lack of fit across models of different shapes does not widen it.
+    A new run lands tau_eff from the runs' true mean (tau_eff = max(tau, the published repeatability
+    floor)); their mean is weighted by 1 / (se_i^2 + tau_eff^2) and known to 1 / sum of the weights.
+    Needs the group's between-run tau (repeats exist) and every such run's own se."""
+    tau = group["band"].get("tau_pp")
+    name = (model or "").strip().lower()
+    if tau is None or not name or not anchors:
+        return None
+    if any(str(a.get("model") or "").strip().lower() != name or a.get("se_pp") is None for a in anchors):
+        return None
+    values = [a["delta_e_pct"] for a in anchors]
+    floor = single_trial_floor_pp(sum(values) / len(values), cv_pct)
+    tau_eff = max(tau, floor)
+    tau2 = tau_eff * tau_eff
+    weights = [1.0 / (a["se_pp"] * a["se_pp"] + tau2) for a in anchors]
+    total = sum(weights)
+    ref = sum(w * y for w, y in zip(weights, values, strict=True)) / total
+    return ref, math.sqrt(1.0 / total + tau2)
+
+
 def grade_point(
     group: dict,
     params_b: float,
@@ -214,17 +237,24 @@ def grade_point(
     pair_sd: float | None,
     cv_pct: float,
     variance=parameter_variance,
+    model: str | None = None,
 ) -> dict:
     """The numeric core of the rule for one point against one curve group (also what calibration runs;
-    `variance` lets it grade with the delta method's band for comparison)."""
+    `variance` lets it grade with the delta method's band for comparison). `model` is the report's
+    model name: a run of a model the curve has repeat runs of is compared with those runs."""
     tol = group["band"]["size_tolerance_rel"]
     curve_mean, curve_sd = predict_group(group, params_b, variance)
-    same_size = (
+    anchors = (
         []
         if group["borrowed_from"]
-        else [a["delta_e_pct"] for a in group["anchors"] if abs(params_b / a["params_b"] - 1.0) <= tol]
+        else [a for a in group["anchors"] if abs(params_b / a["params_b"] - 1.0) <= tol]
     )
-    if same_size:
+    same_size = [a["delta_e_pct"] for a in anchors]
+    runs = own_runs(group, anchors, model, cv_pct)
+    if runs is not None:
+        ref, sigma_ref = runs
+        ref_source = "runs"
+    elif same_size:
         # A new setup scatters around the truth by sigma (new setup); the mean of m anchors carries their own
         # noise sigma_fit / sqrt(m). Never narrower than the curve's band at this size.
         ref, ref_source = sum(same_size) / len(same_size), "anchors"
@@ -333,7 +363,8 @@ def grade(report: object, curves: dict) -> Verdict:
     if n_trials == 1:
         qualifiers.append("single-trial")
     cv_pct = curves.get("settings", {}).get("repeatability_cv_pct", 2.0)
-    point = grade_point(group, params_b, obs, n_trials, pair_sd, cv_pct)
+    model = _text(_get(report, "workload", "model_name"))
+    point = grade_point(group, params_b, obs, n_trials, pair_sd, cv_pct, model=model)
     ref, ref_source, sigma_obs, sigma_ref = (
         point["ref"],
         point["ref_source"],
@@ -353,8 +384,12 @@ def grade(report: object, curves: dict) -> Verdict:
         qualifiers.append("self-anchored")
     mdd = Z_LIMIT * scale
     anchors_text = "the same-size anchor" if same_size == 1 else f"mean of {same_size} same-size anchors"
+    runs_text = (f"the curve's run of {model}" if same_size == 1
+                 else f"weighted mean of the curve's {same_size} runs of {model}")
     source_text = (
-        anchors_text
+        runs_text
+        if ref_source == "runs"
+        else anchors_text
         if ref_source == "anchors"
         else f"{group['borrowed_from']} curve, borrowed"
         if group["borrowed_from"]

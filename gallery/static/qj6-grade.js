@@ -198,14 +198,34 @@
     return best;
   }
   /* curves.grade.grade_point: the numeric core of the rule for one point against one curve group. */
-  function gradePoint(G, group, paramsB, obs, nTrials, pairSd, cv) {
+  /* curves.grade.own_runs: the curve's own runs of this model at this size as the reference, or null. */
+  function ownRuns(group, anchors, model, cv) {
+    var tau = group.band.tau_pp;
+    var name = (model || '').trim().toLowerCase();
+    if (tau === undefined || tau === null || !name || !anchors.length) { return null; }
+    if (anchors.some(function (a) { return String(a.model || '').trim().toLowerCase() !== name || a.se_pp === undefined || a.se_pp === null; })) { return null; }
+    var values = anchors.map(function (a) { return a.delta_e_pct; });
+    var tauEff = Math.max(tau, floorPp(pySum(values) / values.length, cv));
+    var tau2 = tauEff * tauEff;
+    var weights = anchors.map(function (a) { return 1.0 / (a.se_pp * a.se_pp + tau2); });
+    var total = pySum(weights);
+    var ref = pySum(weights.map(function (w, i) { return w * values[i]; })) / total;
+    return [ref, Math.sqrt(1.0 / total + tau2)];
+  }
+  function gradePoint(G, group, paramsB, obs, nTrials, pairSd, cv, model) {
     var tol = group.band.size_tolerance_rel;
     var pred = predictGroup(group, paramsB);
-    var sameSize = group.borrowed_from ? [] : group.anchors.filter(function (a) { return Math.abs(paramsB / a.params_b - 1.0) <= tol; }).map(function (a) { return a.delta_e_pct; });
+    var anchors = group.borrowed_from ? [] : group.anchors.filter(function (a) { return Math.abs(paramsB / a.params_b - 1.0) <= tol; });
+    var sameSize = anchors.map(function (a) { return a.delta_e_pct; });
     var ref;
     var refSource;
     var sigmaRef;
-    if (sameSize.length) {
+    var runs = ownRuns(group, anchors, model, cv);
+    if (runs !== null) {
+      ref = runs[0];
+      refSource = 'runs';
+      sigmaRef = runs[1];
+    } else if (sameSize.length) {
       ref = pySum(sameSize) / sameSize.length;
       refSource = 'anchors';
       sigmaRef = Math.max(pred[1], Math.sqrt(Math.pow(group.band.sigma_pp, 2) + Math.pow(group.band.sigma_fit_pp, 2) / sameSize.length));
@@ -282,7 +302,8 @@
     if (nTrials === 1) { qualifiers.push('single-trial'); }
     var settings = curves.settings || {};
     var cv = has(settings, 'repeatability_cv_pct') ? settings.repeatability_cv_pct : 2.0;
-    var point = gradePoint(G, group, paramsB, obs, nTrials, pairSd, cv);
+    var model = textOf(get(report, 'workload', 'model_name'));
+    var point = gradePoint(G, group, paramsB, obs, nTrials, pairSd, cv, model);
     var ref = point.ref;
     var refSource = point.ref_source;
     var sigmaObs = point.sigma_obs;
@@ -299,7 +320,8 @@
     if (anchored) { qualifiers.push('self-anchored'); }
     var mdd = G.z_limit * scale;
     var anchorsText = sameSize === 1 ? 'the same-size anchor' : 'mean of ' + sameSize + ' same-size anchors';
-    var sourceText = refSource === 'anchors' ? anchorsText : group.borrowed_from ? group.borrowed_from + ' curve, borrowed' : 'curve';
+    var runsText = sameSize === 1 ? "the curve's run of " + model : "weighted mean of the curve's " + sameSize + ' runs of ' + model;
+    var sourceText = refSource === 'runs' ? runsText : refSource === 'anchors' ? anchorsText : group.borrowed_from ? group.borrowed_from + ' curve, borrowed' : 'curve';
     var sentence = precision + ' on ' + arch + ' at ' + pyFixed(paramsB, 2) + ' B: measured ' + pyFixed(obs, 1, true) + ' % energy per token vs FP16, reference ' +
       pyFixed(ref, 1, true) + ' % (' + sourceText + '), z = ' + pyFixed(z, 2, true) + ': a ' + label +
       (opposite ? '; the two disagree on whether quantization saves energy' : '') +

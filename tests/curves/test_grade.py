@@ -233,3 +233,59 @@ def test_a_planted_outlier_report_is_another_condition(curves, precision):
     v = grade(v2_report(precision=precision, workload__outlier_plant={"dims": 4, "scale": 20.0}), curves)
     assert v.label == "ungraded" and v.reason_code == "QJ309"
     assert "planted outlier features (4 hidden dims at scale 20)" in v.reason
+
+
+def _hopper_runs(curves, model):
+    group = curves["groups"]["hopper/NF4/eager"]
+    return group, [a for a in group["anchors"] if a["model"] == model]
+
+
+def test_a_run_of_an_anchored_model_is_compared_with_that_models_runs(curves):
+    group, runs = _hopper_runs(curves, "Qwen2.5-3B")
+    assert len(runs) >= 2 and group["band"]["tau_pp"] is not None
+    values = [a["delta_e_pct"] for a in runs]
+    tau = max(group["band"]["tau_pp"], single_trial_floor_pp(sum(values) / len(values), 2.0))
+    weights = [1 / (a["se_pp"] ** 2 + tau**2) for a in runs]
+    ref = sum(w * y for w, y in zip(weights, values, strict=True)) / sum(weights)
+    report = v2_report("hopper", "NF4", 3.0859, ref, n_pairs=8, sd=3.0, workload__model_name="Qwen2.5-3B",
+                       workload__backend="eager", workload__weights="random-init")
+    v = grade(report, curves)
+    assert v.ref_source == "runs"
+    assert v.ref_pct == pytest.approx(ref, abs=1e-3)
+    assert v.sigma_ref_pp == pytest.approx(math.sqrt(1 / sum(weights) + tau**2), abs=1e-3)
+    # The curve's lack of fit across shapes (chi^2/dof > 1 over sizes) does not widen a like-with-like band.
+    assert v.sigma_ref_pp < group["band"]["sigma_pp"]
+    assert v.min_detectable_pp <= 12.0
+    assert f"weighted mean of the curve's {len(runs)} runs of Qwen2.5-3B" in v.sentence
+
+
+def test_a_15_pp_shift_is_caught_for_the_same_model_and_not_for_another_shape(curves):
+    _, runs = _hopper_runs(curves, "Qwen2.5-3B")
+    mean = sum(a["delta_e_pct"] for a in runs) / len(runs)
+    kw = dict(n_pairs=8, sd=3.0, workload__backend="eager", workload__weights="random-init")
+
+    def graded(model):
+        report = v2_report("hopper", "NF4", 3.0859, mean + 15.0, workload__model_name=model, **kw)
+        return grade(report, curves)
+
+    same, other = graded("Qwen2.5-3B"), graded("Other-3B")
+    assert (same.ref_source, same.label) == ("runs", "contradiction")
+    # Another model of this size may differ by shape (layers), so it keeps the curve's wider band.
+    assert (other.ref_source, other.label) == ("anchors", "confirmation")
+    assert other.min_detectable_pp > same.min_detectable_pp
+
+
+def test_without_a_between_run_estimate_the_runs_rule_does_not_apply(curves):
+    group = curves["groups"]["hopper/INT8/eager"]
+    assert group["band"]["tau_pp"] is None  # no repeats at any size yet
+    model = group["anchors"][0]["model"]
+    report = v2_report("hopper", "INT8", group["anchors"][0]["params_b"], 180.0, workload__model_name=model,
+                       workload__backend="eager", workload__weights="random-init")
+    assert grade(report, curves).ref_source == "anchors"
+    group = curves["groups"]["hopper/NF4/eager"]
+    for anchor in group["anchors"]:
+        anchor.pop("se_pp")  # a run without its own interval cannot be weighted
+    _, runs = _hopper_runs(curves, "Qwen2.5-3B")
+    report = v2_report("hopper", "NF4", 3.0859, 25.0, workload__model_name="Qwen2.5-3B",
+                       workload__backend="eager", workload__weights="random-init")
+    assert grade(report, curves).ref_source == "anchors"
