@@ -197,7 +197,6 @@
     });
     return best;
   }
-  /* curves.grade.grade_point: the numeric core of the rule for one point against one curve group. */
   /* curves.grade.own_runs: the curve's own runs of this model at this size as the reference, or null. */
   function ownRuns(group, anchors, model, cv) {
     var tau = group.band.tau_pp;
@@ -212,6 +211,7 @@
     var ref = pySum(weights.map(function (w, i) { return w * values[i]; })) / total;
     return [ref, Math.sqrt(1.0 / total + tau2)];
   }
+  /* curves.grade.grade_point: the numeric core of the rule for one point against one curve group. */
   function gradePoint(G, group, paramsB, obs, nTrials, pairSd, cv, model) {
     var tol = group.band.size_tolerance_rel;
     var pred = predictGroup(group, paramsB);
