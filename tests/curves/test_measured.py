@@ -58,15 +58,16 @@ def test_check_flag_and_a_missing_folder(tmp_path):
     assert gone.exit_code == 2 and "QJ312" in gone.output and "hint" in gone.output
 
 
-def test_hopper_curves_are_its_own_flat_without_repeats_and_weighed_by_the_between_run_term_with_them(fitted):
-    # INT8 eager: direct runs at a few sizes, none repeated yet: the runs' own intervals cannot tell
-    # scatter from trend, so the trend is judged against the residuals (F test) and no shape is drawn; the
-    # band is the published pooled scatter until repeats give a between-run term; never Ampere's curve.
+def test_hopper_curves_are_its_own_flat_where_the_trend_is_unsupported_and_weighed_by_the_between_run_term(fitted):
+    # INT8 eager: two direct runs at 0.5, 1.1 and 1.5 B, one at 3 B. The repeats differ beyond their own
+    # intervals (hosts of different speed), so they give a between-run term; against intervals that carry
+    # it the size trend is not supported, so a flat line is fitted and no shape is drawn; never Ampere's.
     g = fitted["groups"]["hopper/INT8/eager"]
     assert g["borrowed_from"] is None and g["n_points"] >= 2 and g["params"]["S"] == 0
     assert g["trend"]["model"] == "flat" and g["trend"]["supported"] is False
-    assert g["trend"]["test"].startswith("F test")
-    assert g["between_run"]["tau_pp"] is None and g["sigma_source"] == "pooled:INT8"
+    assert g["trend"]["test"].startswith("chi-square")
+    assert g["between_run"]["tau_pp"] > 0 and g["between_run"]["df"] >= 3
+    assert g["sigma_source"] == "between-run" and g["sigma_pp"] == pytest.approx(g["between_run"]["tau_pp"])
     assert g["loo_rmse_pp"] is not None
     # NF4 eager has two direct runs at four sizes: tau comes from the repeats, the trend is tested against
     # intervals that carry it, and sigma is the between-run term (with the lack of fit) or the floor
