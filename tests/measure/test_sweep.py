@@ -241,3 +241,24 @@ def test_the_sweep_gives_each_cell_what_is_left_of_the_budget(tmp_path):
     assert len(runner.calls) == 2
     assert runner.limits_s[0] == pytest.approx(70)  # min(70 left, 2 x 30 + 90)
     assert runner.limits_s[1] < 70 and runner.limits_s[1] >= 30
+
+
+@pytest.mark.parametrize("folder", ["hopper-campaign", "hopper-batch"])
+def test_every_campaign_cell_is_a_command_measure_run_accepts(folder):
+    """A manifest cell with a misspelt option would fail on the device, after its machine's start: parse each
+    cell's argv with `measure run`'s own options here instead."""
+    from pathlib import Path
+
+    from benchmarks import campaign
+    from measure.cli.run import run as run_command
+
+    manifest = json.loads((Path(__file__).resolve().parents[2] / "measurements" / folder / "campaign.json")
+                          .read_text())
+    cells = campaign.cells(manifest)
+    assert len({c.id for c in cells}) == len(cells)  # (the split -nf4 / -int8 halves of a run share its seed)
+    for cell in cells:
+        ctx = run_command.make_context("run", list(cell.argv))
+        protocol = manifest["protocols"][next(c["protocol"] for c in manifest["cells"] if c["id"] == cell.id)]
+        if "--batch-size" in protocol:
+            assert ctx.params["batch_size"] == int(protocol[protocol.index("--batch-size") + 1])
+        assert ctx.params["backend"] == ("static" if "static" in protocol else "eager")
