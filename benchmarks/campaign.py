@@ -1,6 +1,7 @@
 """Resumable measurement campaign: runs the not-yet-measured cells of a manifest within a time budget.
 
     python -m benchmarks.campaign measurements/hopper-campaign/campaign.json --budget-s 560 --out $OUT
+    python -m benchmarks.campaign first.json then.json ...   # the next manifest fills what the first leaves
 
 A manifest names its cells one by one (id, synthetic model, protocol, seed, need_s); everything else is
 `measure sweep`'s executor (measure/sweep/execute.py), so the rules are the sweep's: a cell is done when its
@@ -22,6 +23,7 @@ import os
 import subprocess
 import sys
 import tarfile
+import time
 from pathlib import Path
 
 from measure.core.record import RAW_NAME
@@ -116,26 +118,48 @@ def _progress(kind: str, **kw) -> None:
         print(f"{kw['cell'].id}: {kw['row'].state}: {kw['row'].reason}", flush=True)
 
 
+def run_manifests(manifests: list[Path], budget_s: float, out: Path, protocols: tuple[str, ...] = (),
+                  dry_run: bool = False, runner=None, clock=time.monotonic, progress=_progress) -> list:
+    """Each manifest in turn, with what the ones before it left of the budget: a call whose next cell of
+    the first manifest does not fit spends the rest on the shorter cells of the next (one budget, one OUT).
+
+    `protocols` keeps, in each manifest, only the named ones it has; a name no manifest has is an error."""
+    loaded = [(path, json.loads(path.read_text())) for path in manifests]
+    unknown = sorted(set(protocols) - {name for _, m in loaded for name in m["protocols"]})
+    if unknown:
+        raise SystemExit(f"unknown protocol(s) {', '.join(unknown)}; the manifests have "
+                         f"{', '.join(sorted({n for _, m in loaded for n in m['protocols']}))}")
+    start, planned, results = clock(), 0.0, []
+    for path, manifest in loaded:
+        own = tuple(p for p in protocols if p in manifest["protocols"])
+        if protocols and not own:
+            continue
+        todo = cells(manifest, own)
+        if dry_run:
+            p = plan(todo, path.parent, budget_s - planned)
+            planned += sum(c.need_s for c in p.run)
+            for cell in p.run:
+                print(f"would run {cell.id}: measure run {' '.join(cell.argv)}")
+            for cell, why in p.later:
+                print(f"{cell.id}: {why}; next call")
+            continue
+        left = budget_s - (clock() - start)
+        results.append(sweep(todo, path.parent, left, runner=runner, progress=progress,
+                             hooks=CampaignHooks(out), clock=clock))
+    return results
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("manifest", type=Path)
+    ap.add_argument("manifest", type=Path, nargs="+",
+                    help="one or more manifests, run in order within the one budget")
     ap.add_argument("--budget-s", type=float, default=560.0)
     ap.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", "campaign-out")))
     ap.add_argument("--dry-run", action="store_true", help="list what would run, run nothing")
     ap.add_argument("--protocol", action="append", default=[],
                     help="run only the cells of this protocol (repeatable); default: every cell")
     a = ap.parse_args(argv)
-    manifest = json.loads(a.manifest.read_text())
-    root = a.manifest.parent
-    todo = cells(manifest, tuple(a.protocol))
-    if a.dry_run:
-        p = plan(todo, root, a.budget_s)
-        for cell in p.run:
-            print(f"would run {cell.id}: measure run {' '.join(cell.argv)}")
-        for cell, why in p.later:
-            print(f"{cell.id}: {why}; next call")
-        return 0
-    sweep(todo, root, a.budget_s, progress=_progress, hooks=CampaignHooks(a.out))
+    run_manifests(a.manifest, a.budget_s, a.out, tuple(a.protocol), dry_run=a.dry_run)
     return 0
 
 

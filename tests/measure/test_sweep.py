@@ -114,7 +114,7 @@ class FakeCellRunner:
         self.calls.append(cell.id)
         self.limits_s.append(limit_s)
         stop = self.interrupt.pop(cell.id, None)
-        batch = cell.labels["batch_size"]
+        batch = cell.labels.get("batch_size", 1)  # a campaign manifest's cells carry no labels
         arms = {a: FakeArm(self.clock, s, 1.5 * s, batch=batch) for a, s in (("FP16", 0.02), ("NF4", 0.026))}
         if stop is not None:
             arms["NF4"].interrupt_after = stop
@@ -262,3 +262,34 @@ def test_every_campaign_cell_is_a_command_measure_run_accepts(folder):
         if "--batch-size" in protocol:
             assert ctx.params["batch_size"] == int(protocol[protocol.index("--batch-size") + 1])
         assert ctx.params["backend"] == ("static" if "static" in protocol else "eager")
+
+
+def test_a_second_manifest_fills_what_the_first_leaves_of_one_budget(tmp_path):
+    """benchmarks.campaign with two manifests: the first's cell that does not fit waits for the next call,
+    the second's shorter cell runs in the time left, and both pack into the one OUT."""
+    from benchmarks import campaign
+
+    def manifest(name, cells):
+        folder = tmp_path / name
+        folder.mkdir()
+        body = {"common_args": ["--precisions", "nf4"], "protocols": {"p": ["--trials", "2"]},
+                "cells": [{"id": i, "synthetic": "tinyllama-1.1b", "protocol": "p", "seed": n, "need_s": need}
+                          for n, (i, need) in enumerate(cells)]}
+        (folder / "campaign.json").write_text(json.dumps(body))
+        return folder / "campaign.json"
+
+    first = manifest("first", [("a1", 30), ("a2", 500)])
+    then = manifest("then", [("b1", 30)])
+    clock = FakeClock(10.0)
+    runner = FakeCellRunner(clock)
+    out = tmp_path / "out"
+    results = campaign.run_manifests([first, then], 100, out, runner=runner, clock=clock,
+                                     progress=lambda *a, **k: None)
+    assert [[(r.id, r.state) for r in res.rows] for res in results] == [
+        [("a1", "measured"), ("a2", "later")], [("b1", "measured")]]
+    # b1 may run only for what a1 left of the one budget, not for a fresh one
+    assert runner.calls == ["a1", "b1"] and runner.limits_s[0] == 100 and 0 < runner.limits_s[1] < 100
+    assert sorted(p.name for p in out.iterdir()) == ["a1.tar", "b1.tar"]
+    assert (tmp_path / "then" / "b1" / "energy-raw.json.gz").is_file()
+    with pytest.raises(SystemExit, match="unknown protocol"):
+        campaign.run_manifests([first, then], 100, out, protocols=("q",))
