@@ -58,10 +58,11 @@ def test_check_flag_and_a_missing_folder(tmp_path):
     assert gone.exit_code == 2 and "QJ312" in gone.output and "hint" in gone.output
 
 
-def test_hopper_curves_are_its_own_flat_where_the_trend_is_unsupported_and_weighed_by_the_between_run_term(fitted):
+def test_hopper_curves_are_its_own_flat_where_no_trend_shows_and_weighed_by_the_between_run_term(fitted):
     # INT8 eager: two direct runs at 0.5, 1.1 and 1.5 B, one at 3 B. The repeats differ beyond their own
-    # intervals (hosts of different speed), so they give a between-run term; against intervals that carry
-    # it the size trend is not supported, so a flat line is fitted and no shape is drawn; never Ampere's.
+    # intervals (INT8's speed moves between hosts), so they give a between-run term; against intervals
+    # that carry it the size trend is not supported, so a flat line is fitted and no shape is drawn;
+    # never Ampere's curve.
     g = fitted["groups"]["hopper/INT8/eager"]
     assert g["borrowed_from"] is None and g["n_points"] >= 2 and g["params"]["S"] == 0
     assert g["trend"]["model"] == "flat" and g["trend"]["supported"] is False
