@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass
 from curves.model import extrapolation_doublings, parameter_variance, predict_group
 from curves.store import normalise_arch, resolve_with_code
 from schema.gpus import derived_arch
+from schema.models import lookup_model
 from schema.validate import claims_measurement
 
 Z_LIMIT = 2.0
@@ -363,7 +364,11 @@ def grade(report: object, curves: dict) -> Verdict:
     if n_trials == 1:
         qualifiers.append("single-trial")
     cv_pct = curves.get("settings", {}).get("repeatability_cv_pct", 2.0)
-    model = _text(_get(report, "workload", "model_name"))
+    # The model as the known-model table names it (schema/models.py), found from model_name or model_id:
+    # a chat variant, a Hugging Face id or a renamed report of a known model is still that model's run.
+    name = _text(_get(report, "workload", "model_name"))
+    known = lookup_model(name, _text(_get(report, "workload", "model_id")))
+    model = known.name if known else name
     point = grade_point(group, params_b, obs, n_trials, pair_sd, cv_pct, model=model)
     ref, ref_source, sigma_obs, sigma_ref = (
         point["ref"],

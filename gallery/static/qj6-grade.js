@@ -302,7 +302,10 @@
     if (nTrials === 1) { qualifiers.push('single-trial'); }
     var settings = curves.settings || {};
     var cv = has(settings, 'repeatability_cv_pct') ? settings.repeatability_cv_pct : 2.0;
-    var model = textOf(get(report, 'workload', 'model_name'));
+    /* the model as the known-model table names it, found from model_name or model_id (curves.grade.grade) */
+    var modelName = textOf(get(report, 'workload', 'model_name'));
+    var known = QJ.lookupModel(rules, [modelName, textOf(get(report, 'workload', 'model_id'))]);
+    var model = known ? known.name : modelName;
     var point = gradePoint(G, group, paramsB, obs, nTrials, pairSd, cv, model);
     var ref = point.ref;
     var refSource = point.ref_source;

@@ -275,6 +275,27 @@ def test_a_15_pp_shift_is_caught_for_the_same_model_and_not_for_another_shape(cu
     assert other.min_detectable_pp > same.min_detectable_pp
 
 
+def test_the_same_model_is_found_by_the_known_model_table_not_by_the_name_as_written(curves):
+    """A Hugging Face id or variant of a known model, and a renamed report whose model_id names one, are
+    that model's runs: renaming a run cannot move it from its own runs' band to the wider one."""
+    _, runs = _hopper_runs(curves, "Qwen2.5-3B")
+    mean = sum(a["delta_e_pct"] for a in runs) / len(runs)
+    kw = dict(n_pairs=8, sd=3.0, workload__backend="eager", workload__weights="random-init")
+
+    def graded(**workload):
+        fields = {f"workload__{k}": v for k, v in workload.items()}
+        return grade(v2_report("hopper", "NF4", 3.0859, mean + 15.0, **kw, **fields), curves)
+
+    same = graded(model_name="Qwen2.5-3B")
+    for variant in (dict(model_name="Qwen/Qwen2.5-3B-Instruct"),
+                    dict(model_name="my-own-3b", model_id="synthetic:qwen2.5-3b")):
+        v = graded(**variant)
+        assert (v.ref_source, v.label, v.z) == ("runs", "contradiction", same.z), variant
+        assert "runs of Qwen2.5-3B" in v.sentence
+    # with neither field naming a known model it is another model, as before
+    assert graded(model_name="my-own-3b", model_id="local:my-own-3b").ref_source == "anchors"
+
+
 def test_without_a_between_run_estimate_the_runs_rule_does_not_apply(curves):
     group = curves["groups"]["hopper/INT8/eager"]
     model = group["anchors"][0]["model"]

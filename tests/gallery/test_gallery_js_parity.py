@@ -370,7 +370,8 @@ def test_browser_and_python_agree_on_the_committed_real_reports(tmp_path, curves
     # Real H200 reports: direct 256-token campaign runs (anchors of the Hopper curve: self-anchored),
     # 8-token reconstruction runs and the old 32-token files (another condition: QJ309 or ungraded).
     root = Path(__file__).resolve().parents[2]
-    paths = sorted((root / "measurements").glob("**/energy-*.json")) + sorted(
+    # energy-<precision>.json from a run of both precisions, energy.json from a run of one
+    paths = sorted((root / "measurements").glob("**/energy*.json")) + sorted(
         (root / "measurements" / "h200").glob("*.json"))
     texts = [p.read_text(encoding="utf-8") for p in paths]
     js = run_js(tmp_path, {"rules": rules(), "curves": curves, "texts": texts})
@@ -412,3 +413,21 @@ def test_planted_outlier_reports_are_another_condition_in_both(tmp_path, curves)
     assert _compare(texts, js, curves) == []
     assert [v["verdict"]["reason_code"] for v in js][1:3] == ["QJ309", "QJ309"]
     assert "planted outlier features (64 hidden dims at scale 12.5)" in js[2]["verdict"]["reason"]
+
+
+def test_a_known_model_is_found_from_its_id_or_variant_in_both(tmp_path, curves):
+    """A real campaign run renamed (model_id kept) or named by its Hugging Face id is still graded against
+    that model's own runs, in the browser as in Python; with no known name or id it is another model."""
+    root = Path(__file__).resolve().parents[2]
+    base = json.loads((root / "measurements" / "hopper-campaign" / "qwen2.5-3b-d2-nf4" / "energy.json")
+                      .read_text(encoding="utf-8"))
+    texts = []
+    for name, model_id in (("Qwen2.5-3B", "synthetic:qwen2.5-3b"), ("my-own-3b", "synthetic:qwen2.5-3b"),
+                           ("Qwen/Qwen2.5-3B-Instruct", "Qwen/Qwen2.5-3B-Instruct"),
+                           ("my-own-3b", "local:my-own-3b")):
+        r = copy.deepcopy(base)
+        r["workload"]["model_name"], r["workload"]["model_id"] = name, model_id
+        texts.append(json.dumps(r))
+    js = run_js(tmp_path, {"rules": rules(), "curves": curves, "texts": texts})
+    assert _compare(texts, js, curves) == []
+    assert [v["verdict"]["ref_source"] for v in js] == ["runs", "runs", "runs", "anchors"]
