@@ -86,3 +86,13 @@ def test_info_and_bad_batch(synthetic_cache):
             Workload("synthetic:tiny-llama", "eager", "cpu", cache_dir=synthetic_cache,
                      batch_size=bad).load("FP16")
         assert "batch_size" in str(err.value) and err.value.hint
+
+
+def test_batched_static_steps_need_nothing_from_the_host_but_llm_int8(batched):
+    """The batch grid's static cells: a batched decode step of FP16 and NF4 reads nothing back on the host
+    (as far as the CPU path of bitsandbytes shows), so batch does not stop capture; LLM.int8()'s outlier
+    search still does, at any batch."""
+    for precision in ("FP16", "NF4"):
+        assert batched[precision][1]._decoder.host_needs(4) == [], precision
+    found = batched["INT8"][1]._decoder.host_needs(4)
+    assert len(found) == 1 and found[0].startswith("bitsandbytes.int8_vectorwise_quant(threshold=6)")
