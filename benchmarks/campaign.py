@@ -34,16 +34,22 @@ QUERY = "timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_event_
 SMI_GPU = "name,pci.bus_id,persistence_mode,power.limit,driver_version"
 
 
+def check_protocols(protocols: tuple[str, ...], manifests: list[dict]) -> None:
+    """Exit with the known names when a protocol asked for is in none of the manifests."""
+    known = {name for m in manifests for name in m["protocols"]}
+    unknown = sorted(set(protocols) - known)
+    if unknown:
+        raise SystemExit(f"unknown protocol(s) {', '.join(unknown)}; "
+                         f"the manifest(s) have {', '.join(sorted(known))}")
+
+
 def cells(manifest: dict, protocols: tuple[str, ...] = ()) -> list[Cell]:
     """The manifest's cells as sweep cells: `measure run` arguments and the time each needs.
 
     `protocols`, when given, keeps only the cells of those protocols (in manifest order), so a call with
     little time left can run the short static cells before the long eager ones.
     """
-    unknown = sorted(set(protocols) - set(manifest["protocols"]))
-    if unknown:
-        raise SystemExit(f"unknown protocol(s) {', '.join(unknown)}; the manifest has "
-                         f"{', '.join(sorted(manifest['protocols']))}")
+    check_protocols(protocols, [manifest])
     return [
         Cell(c["id"], ("--synthetic", c["synthetic"], "--seed", str(c["seed"]), *manifest["common_args"],
                        *manifest["protocols"][c["protocol"]]), float(c["need_s"]))
@@ -125,10 +131,7 @@ def run_manifests(manifests: list[Path], budget_s: float, out: Path, protocols: 
 
     `protocols` keeps, in each manifest, only the named ones it has; a name no manifest has is an error."""
     loaded = [(path, json.loads(path.read_text())) for path in manifests]
-    unknown = sorted(set(protocols) - {name for _, m in loaded for name in m["protocols"]})
-    if unknown:
-        raise SystemExit(f"unknown protocol(s) {', '.join(unknown)}; the manifests have "
-                         f"{', '.join(sorted({n for _, m in loaded for n in m['protocols']}))}")
+    check_protocols(protocols, [m for _, m in loaded])
     start, planned, results = clock(), 0.0, []
     for path, manifest in loaded:
         own = tuple(p for p in protocols if p in manifest["protocols"])
