@@ -21,7 +21,7 @@ DEMO_DIR = Path(__file__).resolve().parent / "demo"
 # The measurements/ folders whose reports the demo files (measurements/README.md): the protocol studies beside
 # them are replayed by the tests, not submitted. h200-protocol-2026-12-02/static-256tok is a real static run
 # that no curve is fitted on: an independent check.
-DEMO_FOLDERS = ("h200", "h200-protocol-2026-12-02/static-256tok", "hopper-campaign")
+DEMO_FOLDERS = ("h200", "h200-protocol-2026-12-02/static-256tok", "hopper-campaign", "hopper-batch")
 DEMO_REPO = {"full_name": "demo/quantjoule", "html_url": "https://github.com/demo/quantjoule"}
 
 

@@ -2,9 +2,11 @@
 byte-identical renders).
 
 A batch plot exists for an (arch, precision) whose replications span more than one batch size or more
-than one backend; its two panels are always eager | static, so the backends read side by side. A series
-is one model at one measured generation length (and, for INT8, one outlier threshold: 0 is not
-LLM.int8()), coloured in a fixed order; every point carries its 95 % CI and its n (paired blocks). Colour
+than one backend; its two panels are always eager | static, so the backends read side by side. Only whole
+256-token generations are drawn, so that every point is the same quantity (the graded one) and only the
+condition moves; shorter ones are counted under the figure. A series is one model (and, for INT8, one
+outlier threshold: 0 is not LLM.int8()), coloured in a fixed order; every point carries its 95 % CI and
+its n (paired blocks), and the line joins the mean of a series' runs at each batch size. Colour
 says which model, never which verdict: a batch > 1 point has no reference curve, and each point's
 verdict stays on its page and in the table.
 """
@@ -19,13 +21,13 @@ from matplotlib.lines import Line2D
 
 from gallery.plots import DPI, render_with
 
-RENDER_VERSION = "batch/1"
+RENDER_VERSION = "batch/2"
 BACKENDS = ("eager", "static")
 PANEL_TITLES = {"eager": "eager (plain generate)", "static": "static (CUDA-graph replay)"}
 # Okabe-Ito, then black: told apart under the common colour-vision deficiencies
 SERIES_COLOURS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#000000")
 SERIES_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
-FIG_SIZE_IN = (10.0, 4.6)
+FIG_SIZE_IN = (10.0, 5.4)
 REFERENCE_TOKENS = 256
 _LABEL_CHARS = re.compile(r"[^A-Za-z0-9 ._+()-]+")
 
@@ -45,9 +47,6 @@ def _label(row: dict) -> str:
     model = _LABEL_CHARS.sub("", str(row.get("model") or "model"))[:32].strip() or "model"
     size = row.get("params_b")
     text = f"{model} ({size:g} B)" if isinstance(size, (int, float)) else model
-    tokens = row.get("tokens_per_run")
-    if isinstance(tokens, int) and tokens != REFERENCE_TOKENS:
-        text += f", {tokens}-token gen."
     if row.get("int8_outlier_threshold") == 0:
         text += ", INT8 threshold 0"
     return text
@@ -61,10 +60,15 @@ def _series_key(row: dict) -> tuple:
 def batch_specs(rows: list[dict]) -> dict[str, dict]:
     """One spec per (arch, precision) whose rows span several batch sizes or backends; plain data."""
     by_plot: dict[tuple[str, str], list[dict]] = {}
+    shorter: dict[tuple[str, str], int] = {}
     for row in rows:
         if row.get("obs_pct") is None or row.get("backend") not in BACKENDS:
             continue
-        by_plot.setdefault((row["arch"], row["precision"]), []).append(row)
+        key = (row["arch"], row["precision"])
+        if row.get("tokens_per_run") not in (None, REFERENCE_TOKENS):
+            shorter[key] = shorter.get(key, 0) + 1
+            continue
+        by_plot.setdefault(key, []).append(row)
     specs: dict[str, dict] = {}
     for (arch, precision), chosen in sorted(by_plot.items()):
         batches = {int(r.get("batch_size") or 1) for r in chosen}
@@ -92,7 +96,8 @@ def batch_specs(rows: list[dict]) -> dict[str, dict]:
                            "points": points})
         spec = {"render_version": RENDER_VERSION, "kind": "batch", "arch": arch, "precision": precision,
                 "batches": sorted(batches), "series": series,
-                "n_points": sum(len(s["points"][b]) for s in series for b in BACKENDS)}
+                "n_points": sum(len(s["points"][b]) for s in series for b in BACKENDS),
+                "not_drawn_shorter": shorter.get((arch, precision), 0)}
         spec["y_range"] = _y_range(spec)
         spec["x_range"] = [_r(min(batches) / 1.6), _r(max(batches) * 1.6)]
         specs[plot_name(arch, precision)] = spec
@@ -110,6 +115,14 @@ def _y_range(spec: dict) -> list[float]:
     return [_r(math.floor((lo - pad) / 5) * 5), _r(math.ceil((hi + pad) / 5) * 5)]
 
 
+def _means(points: list[list]) -> list[tuple[int, float]]:
+    """(batch, mean ΔE% of the runs at it), in batch order: what a series' line joins."""
+    by_batch: dict[int, list[float]] = {}
+    for p in points:
+        by_batch.setdefault(p[0], []).append(p[1])
+    return [(b, sum(v) / len(v)) for b, v in sorted(by_batch.items())]
+
+
 def _offset(index: int, count: int) -> float:
     """A small fixed multiplicative x offset per series, so points of one batch do not hide each other."""
     return 2.0 ** (0.09 * (index - (count - 1) / 2)) if count > 1 else 1.0
@@ -118,7 +131,7 @@ def _offset(index: int, count: int) -> float:
 def _draw(spec: dict) -> Figure:
     fig = Figure(figsize=FIG_SIZE_IN, dpi=DPI)
     fig.patch.set_facecolor("white")
-    axes = [fig.add_axes(rect) for rect in ((0.07, 0.14, 0.34, 0.72), (0.43, 0.14, 0.34, 0.72))]
+    axes = [fig.add_axes(rect) for rect in ((0.075, 0.25, 0.43, 0.65), (0.545, 0.25, 0.43, 0.65))]
     count = len(spec["series"])
     for ax, backend in zip(axes, BACKENDS, strict=True):
         ax.set_xscale("log", base=2)
@@ -141,7 +154,9 @@ def _draw(spec: dict) -> Figure:
             if with_ci:
                 ax.vlines([x for x, _ in with_ci], [p[2] for _, p in with_ci], [p[3] for _, p in with_ci],
                           colors=s["colour"], linewidths=1.1, zorder=3)
-            ax.plot(xs, [p[1] for p in pts], color=s["colour"], linewidth=0.9, alpha=0.6, zorder=3)
+            means = _means(pts)
+            ax.plot([b * _offset(index, count) for b, _ in means], [m for _, m in means], color=s["colour"],
+                    linewidth=0.9, alpha=0.6, zorder=3)
             ax.scatter(xs, [p[1] for p in pts], marker=s["marker"], s=34, facecolors=s["colour"],
                        edgecolors="white", linewidths=0.6, zorder=4)
             for x, p in zip(xs, pts, strict=True):
@@ -154,12 +169,16 @@ def _draw(spec: dict) -> Figure:
     axes[1].tick_params(labelleft=False)
     title = f"{spec['arch']} · {spec['precision']}: ΔE% against batch size, eager and static side by side"
     fig.suptitle(title, fontsize=10.5, y=0.97)
-    fig.text(0.01, 0.015, "points: mean paired ΔE% with its 95 % CI; n = paired blocks; colour = model",
-             fontsize=7.5, color="#444444", ha="left", va="bottom")
+    note = ("points: mean paired ΔE% with its 95 % CI; n = paired blocks; colour = model; "
+            "whole 256-token generations only")
+    if spec.get("not_drawn_shorter"):
+        note += f" ({spec['not_drawn_shorter']} replication(s) of shorter generations not drawn)"
+    fig.text(0.01, 0.015, note, fontsize=7.5, color="#444444", ha="left", va="bottom")
     handles = [Line2D([], [], color=s["colour"], marker=s["marker"], linewidth=0.9, markersize=5.5,
                       markeredgecolor="white", label=s["label"]) for s in spec["series"]]
     handles.append(Line2D([], [], color="#555555", linewidth=1.1, label="95 % CI"))
-    fig.legend(handles=handles, loc="center left", bbox_to_anchor=(0.785, 0.5), frameon=False, fontsize=7.5)
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.13), ncol=4, frameon=False,
+               fontsize=7.5)
     return fig
 
 

@@ -83,7 +83,7 @@ def test_renders_are_byte_identical_and_sized(specs):
     png = batch.render(spec, "png")
     assert png == batch.render(json.loads(json.dumps(spec)), "png")
     assert batch.render(spec, "svg") == batch.render(spec, "svg")
-    assert mpimg.imread(io.BytesIO(png)).shape[:2] == (460, 1000)
+    assert mpimg.imread(io.BytesIO(png)).shape[:2] == (540, 1000)
 
 
 def test_submission_text_cannot_reach_matplotlib_as_mathematics(curves):
@@ -192,3 +192,19 @@ def test_the_browser_checker_reads_the_condition_like_python(tmp_path, curves):
     assert _compare(texts, js, curves) == []
     assert any("batch 8" in (v["verdict"] or {}).get("condition", "") for v in js)
     assert any(p["code"] == "QJ105" for p in js[-1]["problems"])
+
+
+def test_only_whole_256_token_generations_are_drawn_and_the_rest_are_counted(batch_records, curves):
+    # a 32-token window is another quantity (its ratio is not the 256-token one): drawn beside the grid it
+    # would read as a batch or backend effect, so it is left out and said to be
+    rep = make_report(arch="hopper", model="Qwen2-0.5B", params_b=0.494, precision="NF4", delta_pct=60.0,
+                      seed=650, backend="eager", batch_size=1, tokens=32)
+    short = make_record(rep, issue=650, curves=curves, submitted_at="2026-10-25T00:00:00Z")
+    rows, _, _ = build_rows([*batch_records, short], curves)
+    spec = batch.batch_specs(rows)["hopper-NF4-batch"]
+    assert spec["not_drawn_shorter"] == 1 and spec["n_points"] == 12
+    drawn = [p[1] for s in spec["series"] for p in s["points"]["eager"]]
+    assert all(abs(v - 60.0) > 10 for v in drawn)
+    assert batch.render(spec, "png") != batch.render({**spec, "not_drawn_shorter": 0}, "png")
+    assert batch._means([[1, 10.0, None, None, 4], [8, 2.0, None, None, 4], [1, 20.0, None, None, 4]]) == [
+        (1, 15.0), (8, 2.0)]
