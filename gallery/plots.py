@@ -13,8 +13,11 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
+from gallery.rows import count_key
+
 # Okabe-Ito colours: distinguishable under the common colour-vision deficiencies, similar visual weight.
-COLOURS = {"confirmation": "#0072b2", "contradiction": "#d55e00", "ungraded": "#999999"}
+COLOURS = {"confirmation": "#0072b2", "contradiction": "#d55e00", "ungraded": "#999999",
+           "self-anchored": "#444444"}
 ANCHOR_COLOUR = "#222222"
 # Each backend's curve, band and anchors in a colour of its own (never a verdict colour): eager and CUDA
 # graphs differ in sign on Hopper, so the two must never read as one curve.
@@ -29,7 +32,8 @@ AXES_RECT = (0.085, 0.32, 0.895, 0.62)
 # Size ticks in billions of parameters, labelled plainly ("0.5 B", "7 B"), where inside the x range.
 SIZE_TICKS_B = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 3, 5, 7, 10, 14, 20, 30, 50, 70, 100, 200, 500, 1000)
 GRID_POINTS = 121
-RENDER_VERSION = "plots/2"
+RENDER_VERSION = "plots/4"
+REFERENCE_TOKENS = 256  # the curves' condition: whole 256-token generations
 RC = {
     "svg.hashsalt": "quantjoule-gallery",
     "svg.fonttype": "path",
@@ -109,6 +113,19 @@ def _fit_stamp(curves: dict) -> str:
     return f"curves {curves.get('version', '?')} · fit {str(date)[:10] if date else 'date not recorded'}"
 
 
+def _drawn(row: dict) -> bool:
+    """A point of the size plot: the curves' condition, batch 1 and whole 256-token generations (other
+    batches are drawn against batch, gallery.batch; a shorter generation's ratio is another quantity)."""
+    return (row["params_b"] is not None and row["obs_pct"] is not None and row["params_b"] > 0
+            and row.get("batch_size", 1) == 1 and row.get("tokens_per_run") in (None, REFERENCE_TOKENS))
+
+
+def _shorter_note(rows: list[dict]) -> str:
+    shorter = sum(1 for r in rows if r["obs_pct"] is not None and r.get("batch_size", 1) == 1
+                  and r.get("tokens_per_run") not in (None, REFERENCE_TOKENS))
+    return f" · {shorter} replication(s) of shorter generations not drawn (see the table)" if shorter else ""
+
+
 def plot_specs(rows: list[dict], curves: dict, predict, resolve) -> dict[str, dict]:
     """One spec per (arch, precision) that has a curve or rows; plain data, sorted, hashable.
 
@@ -136,14 +153,12 @@ def plot_specs(rows: list[dict], curves: dict, predict, resolve) -> dict[str, di
                     _r(row["obs_pct"]),
                     _r(row["ci_low_pct"]) if row["ci_low_pct"] is not None else None,
                     _r(row["ci_high_pct"]) if row["ci_high_pct"] is not None else None,
-                    row["label"],
+                    count_key(row),
                     row["weights"] == "random-init",
                     bool(row["legacy"]),
                 ]
                 for row in entry["rows"]
-                if row["params_b"] is not None and row["obs_pct"] is not None and row["params_b"] > 0
-                # the curves are batch 1: other batches are drawn against batch (gallery.batch) instead
-                and row.get("batch_size", 1) == 1
+                if _drawn(row)
             ),
             key=lambda p: (p[0], p[1], p[4], p[5], p[6], p[2] is None, p[2] or 0.0, p[3] or 0.0),
         )
@@ -164,7 +179,7 @@ def plot_specs(rows: list[dict], curves: dict, predict, resolve) -> dict[str, di
             "render_version": RENDER_VERSION,
             "arch": arch,
             "precision": precision,
-            "stamp": _fit_stamp(curves),
+            "stamp": _fit_stamp(curves) + _shorter_note(entry["rows"]),
             "x_range": [x_lo, x_hi],
             "curves": curve_specs,
             "points": points,
@@ -282,10 +297,20 @@ def _draw(spec: dict) -> Figure:
                         marker="D" if random_init else "s", s=30, facecolors=face, edgecolors=anchor_colour,
                         linewidths=1.1, zorder=4,
                     )
-    for label in ("confirmation", "contradiction", "ungraded"):
+    for label in ("confirmation", "contradiction", "ungraded", "self-anchored"):
         for random_init, legacy in ((False, False), (True, False), (False, True), (True, True)):
             pts = [p for p in spec["points"] if p[4] == label and p[5] == random_init and p[6] == legacy]
             if not pts:
+                continue
+            if label == "self-anchored":
+                # an anchor of the curve graded against itself: a ring round its own anchor (with the
+                # run's interval), never a filled verdict colour, since it confirms nothing
+                with_ci = [p for p in pts if p[2] is not None and p[3] is not None]
+                if with_ci:
+                    ax.vlines([p[0] for p in with_ci], [p[2] for p in with_ci], [p[3] for p in with_ci],
+                              colors=COLOURS[label], linewidths=0.8, alpha=0.45, zorder=4)
+                ax.scatter([p[0] for p in pts], [p[1] for p in pts], marker="o", s=MARKER_AREA_PT2 * 1.6,
+                           facecolors="none", edgecolors=COLOURS[label], linewidths=1.0, zorder=5)
                 continue
             with_ci = [p for p in pts if p[2] is not None and p[3] is not None]
             if with_ci:
@@ -307,8 +332,10 @@ def _draw(spec: dict) -> Figure:
     ax.text(0.005, 0.005, "quantization saves energy ↓", transform=ax.transAxes, ha="left", va="bottom",
             fontsize=7.5, color="#555555")
     fig.text(0.01, 0.01, spec["stamp"], fontsize=7.5, color="#444444", ha="left", va="bottom")
-    present = {"random_init": any(p[5] for p in spec["points"]), "legacy": any(p[6] for p in spec["points"]),
-               "random_anchor": seen_random_anchor}
+    shown = [p for p in spec["points"] if p[4] != "self-anchored"]
+    present = {"random_init": any(p[5] for p in shown), "legacy": any(p[6] for p in shown),
+               "random_anchor": seen_random_anchor,
+               "self_anchored": len(shown) < len(spec["points"])}
     fig.legend(handles=[*curve_handles, *_legend_handles(ax, present)], loc="upper center",
                bbox_to_anchor=(0.5, AXES_RECT[1] - 0.085), ncol=3, frameon=False, fontsize=8,
                handlelength=2.2, columnspacing=1.6)
@@ -338,8 +365,12 @@ def _legend_handles(ax, present: dict) -> list:
     handles += [
         point("confirmation (|z| ≤ 2)", COLOURS["confirmation"]),
         point("contradiction (|z| > 2)", COLOURS["contradiction"]),
-        point("ungraded (no curve)", COLOURS["ungraded"]),
+        point("ungraded (reason in the table)", COLOURS["ungraded"]),
     ]
+    if present.get("self_anchored"):
+        handles.append(ax.scatter([], [], marker="o", s=MARKER_AREA_PT2 * 1.6, facecolors="none",
+                                  edgecolors=COLOURS["self-anchored"], linewidths=1.0,
+                                  label="self-anchored (not independent)"))
     if present["random_init"]:
         handles.append(point("random-init weights (dotted edge)", "#dddddd", "black", 1.3, (0, (1.6, 1.2))))
     if present["legacy"]:

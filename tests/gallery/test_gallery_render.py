@@ -292,3 +292,40 @@ def test_the_crossover_is_labelled_with_its_size(model):
                 assert f"crossover ≈ {plots.size_label(plots._r(curve['crossover_b'], 2))}" in texts
             else:
                 assert not any(t.startswith("crossover") for t in texts)
+
+
+def test_the_size_plot_draws_whole_256_token_generations_and_counts_the_rest(records, curves, model):
+    # a 32-token window's ratio is another quantity than the curve's 256-token one: drawn on the curve it
+    # would read as a confirmation or a contradiction it is not, so it is left out and said to be
+    rep = make_report(arch="ada", model="Qwen2-1.5B", params_b=1.5, precision="NF4", delta_pct=90.0,
+                      seed=4321, tokens=32)
+    short = make_record(rep, issue=4321, curves=curves, submitted_at="2026-11-30T00:00:00Z")
+    after = compose([*records, short], curves)
+    spec, before = after.specs["ada-NF4"], model.specs["ada-NF4"]
+    assert spec["points"] == before["points"]
+    assert spec["stamp"].endswith("1 replication(s) of shorter generations not drawn (see the table)")
+    assert "shorter" not in before["stamp"]
+    assert len(_table_rows(readme_bytes(after, curves).decode())) == len(model.rows) + 1
+
+
+def test_a_self_anchored_point_is_a_ring_round_its_anchor_never_a_verdict_colour():
+    # a committed campaign run is an anchor of the repository's own hopper curve: graded against it, it
+    # confirms nothing, so the size plot rings it instead of filling it as a confirmation
+    import json
+    from pathlib import Path
+
+    from curves.store import load_curves
+
+    real = load_curves()
+    root = Path(__file__).resolve().parents[2]
+    rep = json.loads((root / "measurements" / "hopper-campaign" / "qwen2.5-3b-d2-nf4" / "energy.json")
+                     .read_text(encoding="utf-8"))
+    rec = make_record(rep, issue=4400, curves=real, submitted_at="2026-12-01T00:00:00Z")
+    spec = compose([rec], real).specs["hopper-NF4"]
+    assert [p[4] for p in spec["points"]] == ["self-anchored"]
+    fig = plots._draw(spec)
+    rings = [c for c in _point_collections(fig) if len(c.get_facecolors()) == 0]
+    assert len(rings) == 1 and to_hex(rings[0].get_edgecolors()[0]) == plots.COLOURS["self-anchored"]
+    filled = {to_hex(c.get_facecolors()[0]) for c in _point_collections(fig) if len(c.get_facecolors())}
+    assert plots.COLOURS["confirmation"] not in filled
+    assert "self-anchored (not independent)" in [t.get_text() for t in fig.legends[0].get_texts()]
