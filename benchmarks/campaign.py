@@ -77,15 +77,56 @@ def context(path: Path) -> None:
     path.write_text("\n".join(parts))
 
 
-class CampaignHooks(Hooks):
-    """Context before and after each run, a clock log during it, and a tar of the cell once it ends."""
+CARD_PROBE = ("import torch; p = torch.cuda.get_device_properties(0); "
+              "print(p.multi_processor_count, f'{p.major}.{p.minor}')")
 
-    def __init__(self, out: Path):
+
+def card_props() -> tuple[int, str] | None:
+    """(SM count, compute capability) of GPU 0, from torch in a child process (this one never touches
+    CUDA), or None without a GPU."""
+    try:
+        out = subprocess.run([sys.executable, "-c", CARD_PROBE], capture_output=True, text=True, timeout=120)
+        sms, cc = out.stdout.split()
+        return int(sms), cc
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return None
+
+
+def _last(argv: tuple[str, ...], flag: str, default: str) -> str:
+    """The value click keeps for a repeated option: the last one given."""
+    values = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == flag]
+    return values[-1] if values else default
+
+
+def nf4_dispatch(cell: Cell, props: tuple[int, str] | None) -> str | None:
+    """What bitsandbytes' rule does with this NF4 cell's layers at its batch on this card (the table of
+    benchmarks.nf4_dispatch), or None for a cell without NF4 or a host without a GPU."""
+    if props is None or "nf4" not in _last(cell.argv, "--precisions", "nf4,int8").split(","):
+        return None
+    model = _last(cell.argv, "--synthetic", "")
+    argv = [sys.executable, "-m", "benchmarks.nf4_dispatch", "--model", model,
+            "--batch", _last(cell.argv, "--batch-size", "1"), "--sms", str(props[0]), "--cc", props[1]]
+    return f"$ {' '.join(argv[1:])}\n" + _capture(argv)
+
+
+class CampaignHooks(Hooks):
+    """Context before and after each run, a clock log during it, and a tar of the cell once it ends.
+
+    `card` gives the GPU's (SM count, compute capability) once per campaign, for the NF4 dispatch table
+    each NF4 cell keeps (`nf4-dispatch.txt`): which layers bitsandbytes dequantizes at that batch."""
+
+    def __init__(self, out: Path, card=card_props):
         self.out = out
+        self._card, self._props, self._asked = card, None, False
         self._logger = self._clocks = None
 
     def before(self, cell: Cell, work: Path) -> None:
         context(work / "context-before.txt")
+        if not self._asked:
+            self._props, self._asked = self._card(), True
+        table = nf4_dispatch(cell, self._props)
+        if table is not None:
+            (work / "nf4-dispatch.txt").write_text(table, encoding="utf-8")
         self._clocks = open(work / "clocks.csv", "w")  # noqa: SIM115 (closed in after())
         with contextlib.suppress(OSError):
             self._logger = subprocess.Popen(["nvidia-smi", f"--query-gpu={QUERY}", "--format=csv", "-l", "1"],
@@ -125,7 +166,8 @@ def _progress(kind: str, **kw) -> None:
 
 
 def run_manifests(manifests: list[Path], budget_s: float, out: Path, protocols: tuple[str, ...] = (),
-                  dry_run: bool = False, runner=None, clock=time.monotonic, progress=_progress) -> list:
+                  dry_run: bool = False, runner=None, clock=time.monotonic, progress=_progress,
+                  card=card_props) -> list:
     """Each manifest in turn, with what the ones before it left of the budget: a call whose next cell of
     the first manifest does not fit spends the rest on the shorter cells of the next (one budget, one OUT).
 
@@ -133,6 +175,12 @@ def run_manifests(manifests: list[Path], budget_s: float, out: Path, protocols: 
     loaded = [(path, json.loads(path.read_text())) for path in manifests]
     check_protocols(protocols, [m for _, m in loaded])
     start, planned, results = clock(), 0.0, []
+    props: list = []  # the card is asked once per call, by the first cell of any manifest
+
+    def once():
+        if not props:
+            props.append(card())
+        return props[0]
     for path, manifest in loaded:
         own = tuple(p for p in protocols if p in manifest["protocols"])
         if protocols and not own:
@@ -148,7 +196,7 @@ def run_manifests(manifests: list[Path], budget_s: float, out: Path, protocols: 
             continue
         left = budget_s - (clock() - start)
         results.append(sweep(todo, path.parent, left, runner=runner, progress=progress,
-                             hooks=CampaignHooks(out), clock=clock))
+                             hooks=CampaignHooks(out, card=once), clock=clock))
     return results
 
 

@@ -283,13 +283,36 @@ def test_a_second_manifest_fills_what_the_first_leaves_of_one_budget(tmp_path):
     clock = FakeClock(10.0)
     runner = FakeCellRunner(clock)
     out = tmp_path / "out"
+    asked = []
+
+    def fake_card():  # FAKE GPU seam: an H200's SM count and compute capability, no device touched
+        asked.append(1)
+        return 132, "9.0"
+
     results = campaign.run_manifests([first, then], 100, out, runner=runner, clock=clock,
-                                     progress=lambda *a, **k: None)
+                                     progress=lambda *a, **k: None, card=fake_card)
     assert [[(r.id, r.state) for r in res.rows] for res in results] == [
         [("a1", "measured"), ("a2", "later")], [("b1", "measured")]]
     # b1 may run only for what a1 left of the one budget, not for a fresh one
     assert runner.calls == ["a1", "b1"] and runner.limits_s[0] == 100 and 0 < runner.limits_s[1] < 100
     assert sorted(p.name for p in out.iterdir()) == ["a1.tar", "b1.tar"]
     assert (tmp_path / "then" / "b1" / "energy-raw.json.gz").is_file()
+    # each NF4 cell keeps bitsandbytes' dispatch for its shape and batch on that card; the card is asked once
+    assert asked == [1]
+    table = (tmp_path / "first" / "a1" / "nf4-dispatch.txt").read_text()
+    assert "--sms 132 --cc 9.0" in table and "| TinyLlama-1.1B | 1 | none | 0 % | -75 % |" in table
     with pytest.raises(SystemExit, match="unknown protocol"):
         campaign.run_manifests([first, then], 100, out, protocols=("q",))
+
+
+def test_the_nf4_dispatch_table_follows_the_cells_last_options():
+    from benchmarks import campaign
+    from measure.sweep.plan import Cell
+
+    base = ("--synthetic", "qwen2-7b", "--precisions", "nf4,int8", "--backend", "eager")
+    int8_only = Cell("x", (*base, "--precisions", "int8"), 10.0)
+    assert campaign.nf4_dispatch(int8_only, (132, "9.0")) is None
+    batched = Cell("y", (*base, "--precisions", "nf4", "--batch-size", "8"), 10.0)
+    assert campaign.nf4_dispatch(batched, None) is None  # no GPU: nothing to say
+    table = campaign.nf4_dispatch(batched, (132, "9.0"))
+    assert "--model qwen2-7b --batch 8" in table and "| Qwen2-7B | 8 |" in table
