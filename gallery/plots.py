@@ -32,7 +32,7 @@ AXES_RECT = (0.085, 0.32, 0.895, 0.62)
 # Size ticks in billions of parameters, labelled plainly ("0.5 B", "7 B"), where inside the x range.
 SIZE_TICKS_B = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 3, 5, 7, 10, 14, 20, 30, 50, 70, 100, 200, 500, 1000)
 GRID_POINTS = 121
-RENDER_VERSION = "plots/4"
+RENDER_VERSION = "plots/5"
 REFERENCE_TOKENS = 256  # the curves' condition: whole 256-token generations
 RC = {
     "svg.hashsalt": "quantjoule-gallery",
@@ -113,7 +113,7 @@ def _fit_stamp(curves: dict) -> str:
     return f"curves {curves.get('version', '?')} · fit {str(date)[:10] if date else 'date not recorded'}"
 
 
-def _drawn(row: dict) -> bool:
+def drawn(row: dict) -> bool:
     """A point of the size plot: the curves' condition, batch 1 and whole 256-token generations (other
     batches are drawn against batch, gallery.batch; a shorter generation's ratio is another quantity)."""
     return (row["params_b"] is not None and row["obs_pct"] is not None and row["params_b"] > 0
@@ -124,6 +124,11 @@ def _shorter_note(rows: list[dict]) -> str:
     shorter = sum(1 for r in rows if r["obs_pct"] is not None and r.get("batch_size", 1) == 1
                   and r.get("tokens_per_run") not in (None, REFERENCE_TOKENS))
     return f" · {shorter} replication(s) of shorter generations not drawn (see the table)" if shorter else ""
+
+
+def _anchored_note(rows: list[dict]) -> str:
+    n = sum(1 for r in rows if drawn(r) and count_key(r) == "self-anchored")
+    return f" · {n} self-anchored replication(s): their anchors, with their 95 % CI" if n else ""
 
 
 def plot_specs(rows: list[dict], curves: dict, predict, resolve) -> dict[str, dict]:
@@ -158,7 +163,7 @@ def plot_specs(rows: list[dict], curves: dict, predict, resolve) -> dict[str, di
                     bool(row["legacy"]),
                 ]
                 for row in entry["rows"]
-                if _drawn(row)
+                if drawn(row)
             ),
             key=lambda p: (p[0], p[1], p[4], p[5], p[6], p[2] is None, p[2] or 0.0, p[3] or 0.0),
         )
@@ -179,7 +184,7 @@ def plot_specs(rows: list[dict], curves: dict, predict, resolve) -> dict[str, di
             "render_version": RENDER_VERSION,
             "arch": arch,
             "precision": precision,
-            "stamp": _fit_stamp(curves) + _shorter_note(entry["rows"]),
+            "stamp": _fit_stamp(curves) + _shorter_note(entry["rows"]) + _anchored_note(entry["rows"]),
             "x_range": [x_lo, x_hi],
             "curves": curve_specs,
             "points": points,
@@ -303,14 +308,12 @@ def _draw(spec: dict) -> Figure:
             if not pts:
                 continue
             if label == "self-anchored":
-                # an anchor of the curve graded against itself: a ring round its own anchor (with the
-                # run's interval), never a filled verdict colour, since it confirms nothing
+                # an anchor of the curve graded against itself confirms nothing: no verdict marker, only
+                # its interval through its own anchor (the footnote counts them)
                 with_ci = [p for p in pts if p[2] is not None and p[3] is not None]
                 if with_ci:
                     ax.vlines([p[0] for p in with_ci], [p[2] for p in with_ci], [p[3] for p in with_ci],
                               colors=COLOURS[label], linewidths=0.8, alpha=0.45, zorder=4)
-                ax.scatter([p[0] for p in pts], [p[1] for p in pts], marker="o", s=MARKER_AREA_PT2 * 1.6,
-                           facecolors="none", edgecolors=COLOURS[label], linewidths=1.0, zorder=5)
                 continue
             with_ci = [p for p in pts if p[2] is not None and p[3] is not None]
             if with_ci:
@@ -367,10 +370,6 @@ def _legend_handles(ax, present: dict) -> list:
         point("contradiction (|z| > 2)", COLOURS["contradiction"]),
         point("ungraded (reason in the table)", COLOURS["ungraded"]),
     ]
-    if present.get("self_anchored"):
-        handles.append(ax.scatter([], [], marker="o", s=MARKER_AREA_PT2 * 1.6, facecolors="none",
-                                  edgecolors=COLOURS["self-anchored"], linewidths=1.0,
-                                  label="self-anchored (not independent)"))
     if present["random_init"]:
         handles.append(point("random-init weights (dotted edge)", "#dddddd", "black", 1.3, (0, (1.6, 1.2))))
     if present["legacy"]:

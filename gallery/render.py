@@ -92,4 +92,5 @@ def site_shell(model: Model, curves: dict) -> dict[str, bytes]:
 
 def page_bytes(row: dict, record: dict, model: Model, curves: dict) -> bytes:
     spec = model.specs.get(plots.plot_name(row["arch"], row["precision"]))
-    return site.render_page(row, record, spec, curves).encode("utf-8")
+    batch_spec = model.batch_specs.get(batch.plot_name(row["arch"], row["precision"]))
+    return site.render_page(row, record, spec, curves, batch_spec).encode("utf-8")

@@ -7,8 +7,9 @@ import re
 from importlib import resources
 from string import Template
 
+from gallery.batch import plot_name as batch_plot_name
 from gallery.markdown import fmt_ci, fmt_pct, fmt_size, fmt_z
-from gallery.plots import geometry, place
+from gallery.plots import drawn, geometry, place
 from gallery.rows import COUNT_KEYS, COUNT_NAMES
 from schema.escape import h, json_for_script
 
@@ -187,8 +188,12 @@ def _fields(value: object, depth: int = 0) -> str:
     return _value(value)
 
 
-def render_page(row: dict, record: dict, spec: dict | None, curves: dict) -> str:
-    """One replication: the verdict with its numbers, the point on its plot, then every report field."""
+def render_page(row: dict, record: dict, spec: dict | None, curves: dict,
+                batch_spec: dict | None = None) -> str:
+    """One replication: the verdict with its numbers, the point on its plot, then every report field.
+
+    A replication the size plot does not draw (batch > 1, or shorter generations) gets no ring on it: a
+    batch one is shown on its ΔE%-against-batch plot instead, and the page says why."""
     up = "../" * (row["id"].count("/") + 1)
     title = f"{row['model'] or 'model'} {row['precision']} on {row['card'] or row['arch']}"
     numbers = [
@@ -212,7 +217,21 @@ def render_page(row: dict, record: dict, spec: dict | None, curves: dict) -> str
         filed = (f"<p class=\"note\">When filed it was graded against curves "
                  f"<code>{h(row['filed_curves_version'])}</code>: {h(row['filed_label'])}.</p>")
     figure = ""
-    if spec is not None and row["params_b"] and row["obs_pct"] is not None:
+    batch_size = int(row.get("batch_size") or 1)
+    placeable = bool(row["params_b"]) and row["obs_pct"] is not None
+    if not placeable:
+        pass
+    elif not drawn(row) and batch_size > 1 and batch_spec is not None:
+        figure = _batch_figure(batch_plot_name(row["arch"], row["precision"]), batch_spec, up)
+        figure += (f"<p class=\"note\">This replication is batch {batch_size}: the size plot's curves are "
+                   f"batch 1, so it is drawn against batch size here, in the {h(row['backend'] or 'eager')} "
+                   "panel, as its model's series.</p>")
+    elif not drawn(row):
+        tokens = row.get("tokens_per_run")
+        why = (f"it measured {tokens}-token generations and the plots draw whole 256-token ones only"
+               if isinstance(tokens, int) and tokens != 256 else f"it is batch {batch_size}")
+        figure = f"<p class=\"note\">This replication is not on the plots: {h(why)}.</p>"
+    elif spec is not None:
         left, top, clipped = place(geometry(spec), row["params_b"], row["obs_pct"])
         figure = _plot_figure(f"{row['arch']}-{row['precision']}", spec, up, (left, top), clipped,
                               row["label"])

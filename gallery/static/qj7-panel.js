@@ -16,6 +16,17 @@
   }
   function fmt(v, d, sign) { return v === null || v === undefined ? '—' : pyFixed(v, d, sign); }
 
+  /* Why a verdict's condition text ("static, batch 8, 256-token generations") is not what the size plots
+     draw, or null when it is (batch 1 and whole 256-token generations, or not stated). */
+  function offSizePlot(condition) {
+    var text = String(condition || '');
+    var batch = /batch (\d+)/.exec(text);
+    var tokens = /(\d+)-token generations/.exec(text);
+    if (batch && batch[1] !== '1') { return 'it is batch ' + batch[1] + ' and the size plots are batch 1 (see the ΔE% against batch plot)'; }
+    if (tokens && tokens[1] !== '256') { return 'it measured ' + tokens[1] + '-token generations and the plots draw whole 256-token ones only'; }
+    return null;
+  }
+
   function showResult(doc, result, gallery) {
     var out = doc.getElementById('check-result');
     var plotSlot = doc.getElementById('check-plot');
@@ -59,6 +70,13 @@
       out.appendChild(el(doc, 'p', 'No problems found.'));
     }
     if (!v || v.obs_pct === null || v.params_b === null || !gallery) { return; }
+    var off = offSizePlot(v.condition);
+    if (off) {
+      // the size plots draw batch 1, whole 256-token generations (gallery.plots.drawn): a ring there would
+      // read as a point on a curve it was never measured against
+      plotSlot.appendChild(el(doc, 'p', 'Your report is not placed on the plots: ' + off + '.', 'note'));
+      return;
+    }
     var name = String(v.arch) + '-' + String(v.precision);
     var geom = gallery.plots[name];
     var original = doc.getElementById('plot-' + name);
@@ -108,4 +126,5 @@
   QJ.fmt = fmt;
   QJ.mountPanel = mountPanel;
   QJ.showResult = showResult;
+  QJ.offSizePlot = offSizePlot;
 }(typeof window !== 'undefined' ? window : globalThis));

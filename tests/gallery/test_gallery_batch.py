@@ -208,3 +208,23 @@ def test_only_whole_256_token_generations_are_drawn_and_the_rest_are_counted(bat
     assert batch.render(spec, "png") != batch.render({**spec, "not_drawn_shorter": 0}, "png")
     assert batch._means([[1, 10.0, None, None, 4], [8, 2.0, None, None, 4], [1, 20.0, None, None, 4]]) == [
         (1, 15.0), (8, 2.0)]
+
+
+def test_a_batch_replications_page_shows_it_against_batch_not_ringed_on_the_size_curve(batch_records, curves):
+    from gallery.render import compose, page_bytes
+
+    model = compose(batch_records, curves)
+    by_issue = {r["issue"]: r for r in model.rows}
+    records = {r["issue"]: r for r in batch_records}
+    batched = page_bytes(by_issue[501], records[501], model, curves).decode()  # Qwen2-0.5B eager batch 8
+    assert 'id="plot-hopper-NF4-batch"' in batched and "<circle" not in batched
+    assert "This replication is batch 8" in batched and "in the eager panel" in batched
+    single = page_bytes(by_issue[500], records[500], model, curves).decode()  # batch 1: ringed on its curve
+    assert "<circle" in single and "The ringed point is this replication" in single
+    rep = make_report(arch="hopper", model="Qwen2-0.5B", params_b=0.494, precision="NF4", delta_pct=60.0,
+                      seed=651, backend="eager", batch_size=1, tokens=32)
+    short = make_record(rep, issue=651, curves=curves, submitted_at="2026-10-26T00:00:00Z")
+    model = compose([*batch_records, short], curves)
+    row = next(r for r in model.rows if r["issue"] == 651)
+    page = page_bytes(row, short, model, curves).decode()
+    assert "<circle" not in page and "it measured 32-token generations" in page

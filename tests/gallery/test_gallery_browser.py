@@ -196,6 +196,10 @@ def reports(tmp_path_factory) -> dict[str, Path]:
         "nocurve": make_report(
             arch="volta", model="Qwen2-1.5B", params_b=1.544, precision="INT8", delta_pct=90.0, seed=73
         ),
+        "batched": make_report(
+            arch="ada", model="Qwen2-7B", params_b=7.616, precision="NF4", delta_pct=45.0, seed=74,
+            batch_size=8,
+        ),
     }
     paths = {}
     for name, report in made.items():
@@ -305,3 +309,18 @@ def test_pages_of_rows_cover_every_row_once(browser, big_site):
     assert len(seen) == len(set(seen)) == result.n_rows == 130
     Select(browser.find_element(By.ID, "page-size")).select_by_value("0")
     assert len(visible_rows(browser)) == 130
+
+
+def test_a_batch_report_is_graded_but_never_ringed_on_a_size_curve(browser, site, reports, bot_says):
+    # the size plots are batch 1: the checker says why the point is not placed instead of ringing it
+    base, _root, _result = site
+    open_index(browser, base)
+    box = browser.find_element(By.ID, "paste")
+    browser.execute_script("arguments[0].value = arguments[1];", box, reports["batched"].read_text())
+    browser.find_element(By.ID, "check-button").click()
+    shown = _check_panel_verdict(browser)
+    expected = bot_says["batched"]["verdict"]
+    assert shown["label"] == expected["label"] == "ungraded" and expected["reason_code"] == "QJ309"
+    assert shown["ring"] == 0
+    assert "not placed on the plots: it is batch 8 and the size plots are batch 1" in browser.find_element(
+        By.ID, "check-plot").text

@@ -8,7 +8,7 @@ import re
 
 import numpy as np
 import pytest
-from matplotlib.collections import PathCollection
+from matplotlib.collections import LineCollection, PathCollection
 from matplotlib.colors import to_hex
 
 from gallery import plots, render_files
@@ -308,9 +308,10 @@ def test_the_size_plot_draws_whole_256_token_generations_and_counts_the_rest(rec
     assert len(_table_rows(readme_bytes(after, curves).decode())) == len(model.rows) + 1
 
 
-def test_a_self_anchored_point_is_a_ring_round_its_anchor_never_a_verdict_colour():
+def test_a_self_anchored_point_is_its_anchor_with_its_interval_never_a_verdict_marker():
     # a committed campaign run is an anchor of the repository's own hopper curve: graded against it, it
-    # confirms nothing, so the size plot rings it instead of filling it as a confirmation
+    # confirms nothing, so the size plot draws no confirmation marker for it (its anchor is already there),
+    # only its interval, and the footnote says so
     import json
     from pathlib import Path
 
@@ -323,9 +324,10 @@ def test_a_self_anchored_point_is_a_ring_round_its_anchor_never_a_verdict_colour
     rec = make_record(rep, issue=4400, curves=real, submitted_at="2026-12-01T00:00:00Z")
     spec = compose([rec], real).specs["hopper-NF4"]
     assert [p[4] for p in spec["points"]] == ["self-anchored"]
+    assert spec["stamp"].endswith("1 self-anchored replication(s): their anchors, with their 95 % CI")
     fig = plots._draw(spec)
-    rings = [c for c in _point_collections(fig) if len(c.get_facecolors()) == 0]
-    assert len(rings) == 1 and to_hex(rings[0].get_edgecolors()[0]) == plots.COLOURS["self-anchored"]
-    filled = {to_hex(c.get_facecolors()[0]) for c in _point_collections(fig) if len(c.get_facecolors())}
-    assert plots.COLOURS["confirmation"] not in filled
-    assert "self-anchored (not independent)" in [t.get_text() for t in fig.legends[0].get_texts()]
+    faces = {to_hex(c.get_facecolors()[0]) for c in _point_collections(fig) if len(c.get_facecolors())}
+    assert plots.COLOURS["confirmation"] not in faces and plots.COLOURS["self-anchored"] not in faces
+    grey = [c for c in fig.axes[0].collections if isinstance(c, LineCollection)
+            and len(c.get_segments()) and to_hex(c.get_colors()[0]) == plots.COLOURS["self-anchored"]]
+    assert len(grey) == 1 and len(grey[0].get_segments()) == 1
