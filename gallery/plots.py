@@ -123,12 +123,21 @@ def drawn(row: dict) -> bool:
 def _shorter_note(rows: list[dict]) -> str:
     shorter = sum(1 for r in rows if r["obs_pct"] is not None and r.get("batch_size", 1) == 1
                   and r.get("tokens_per_run") not in (None, REFERENCE_TOKENS))
-    return f" · {shorter} replication(s) of shorter generations not drawn (see the table)" if shorter else ""
+    return f"{shorter} replication(s) of shorter generations not drawn (see the table)" if shorter else ""
+
+
+def _stamp(first: str, *notes: str) -> str:
+    """The footnote: the curves stamp, then the notes, on a second line when they would not fit one."""
+    notes = tuple(n for n in notes if n)
+    if not notes:
+        return first
+    line = " · ".join((first, *notes))
+    return line if len(line) <= 120 else first + "\n" + " · ".join(notes)
 
 
 def _anchored_note(rows: list[dict]) -> str:
     n = sum(1 for r in rows if drawn(r) and count_key(r) == "self-anchored")
-    return f" · {n} self-anchored replication(s): their anchors, with their 95 % CI" if n else ""
+    return f"{n} self-anchored replication(s): their anchors, with their 95 % CI" if n else ""
 
 
 def plot_specs(rows: list[dict], curves: dict, predict, resolve) -> dict[str, dict]:
@@ -184,7 +193,7 @@ def plot_specs(rows: list[dict], curves: dict, predict, resolve) -> dict[str, di
             "render_version": RENDER_VERSION,
             "arch": arch,
             "precision": precision,
-            "stamp": _fit_stamp(curves) + _shorter_note(entry["rows"]) + _anchored_note(entry["rows"]),
+            "stamp": _stamp(_fit_stamp(curves), _shorter_note(entry["rows"]), _anchored_note(entry["rows"])),
             "x_range": [x_lo, x_hi],
             "curves": curve_specs,
             "points": points,
