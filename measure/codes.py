@@ -127,6 +127,15 @@ _CODES = (
         "The budget ran out, a cell was interrupted or its run did not finish; run the same sweep again: "
         "done cells are kept and only the others run.",
     ),
+    Code(
+        "QJ421",
+        "warning",
+        "ΔE% interval wider than its target",
+        "The report is valid, but a verdict from it detects less (its detectable difference says how much). "
+        "More blocks narrow it (a longer --duration, or more --trials); where the message says FP16's time "
+        "per token moved between trials, the host's launch speed did, which batch-1 eager decode waits on: "
+        "an idle host, or --backend static (CUDA graphs do not wait on launches), keeps it steadier.",
+    ),
 )
 
 

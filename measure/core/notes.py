@@ -5,6 +5,7 @@ from __future__ import annotations
 from measure.codes import problem
 from measure.core.outcome import Outcome
 from measure.core.report import AGREEMENT_THRESHOLD_PCT
+from measure.core.stats import target_half_width_pp
 from schema.problem import Problem
 
 
@@ -98,6 +99,7 @@ def findings(record: dict, out: Outcome, analysis: dict) -> list[Problem]:
     agree_max = analysis["agreement"]["counter_vs_trace_max_pct"]
     if agree_max is not None and agree_max > AGREEMENT_THRESHOLD_PCT:
         found.append(problem("QJ407", f"counter and trace disagree by up to {agree_max:.2f} % on a trial"))
+    found += wide_intervals(analysis)
     for arm, reason in out.failed.items():
         found.append(problem("QJ403", f"{arm}: {reason}"))
     if out.interrupted:
@@ -116,6 +118,30 @@ def findings(record: dict, out: Outcome, analysis: dict) -> list[Problem]:
             f"power trace gaps in {out.faults['trace_gaps']} windows, longest "
             f"{out.faults['max_trace_gap_s']} s (energy from the counter there)",
         ))
+    return found
+
+
+def wide_intervals(analysis: dict) -> list[Problem]:
+    """QJ421 for each quantized arm whose paired ΔE% interval is wider than its target, max(3 pp, 5 %),
+    with how far FP16's time per token moved between its trials: on a host whose launch speed wanders
+    (batch-1 eager decode waits on it) that, not the GPU, is what widens the interval."""
+    fp16 = [1000.0 * r["duration_s"] / r["tokens"] for r in analysis["records"]
+            if r["arm"] == "FP16" and r["status"] == "ok" and r.get("tokens") and r.get("duration_s")]
+    speed = ""
+    if len(fp16) >= 2:
+        mean = sum(fp16) / len(fp16)
+        cv = 100.0 * (sum((x - mean) ** 2 for x in fp16) / (len(fp16) - 1)) ** 0.5 / mean
+        if cv > 5.0:
+            speed = (f"; FP16 took {min(fp16):.1f}–{max(fp16):.1f} ms per token across its trials "
+                     f"(cv {cv:.0f} %): the host's speed moved between blocks")
+    found = []
+    for arm, s in sorted(analysis["statistics"].items()):
+        d = s.get("delta_e_pct") or {}
+        half, mean = d.get("ci95_half_width_pp"), d.get("mean")
+        if half is None or mean is None or half <= target_half_width_pp(mean):
+            continue
+        found.append(problem("QJ421", f"{arm}: ΔE% {mean:+.1f} ± {half:.1f} pp over {s['n_pairs']} blocks, "
+                                      f"wider than its target ± {target_half_width_pp(mean):.1f} pp{speed}"))
     return found
 
 
