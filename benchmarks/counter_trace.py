@@ -21,7 +21,7 @@ import statistics as st
 from bisect import bisect_left
 from pathlib import Path
 
-from benchmarks.telemetry_timing import _changes
+from benchmarks.telemetry_timing import _changes, _pct
 from measure.core.record import RAW_NAME, read, recorded_trace
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -89,11 +89,6 @@ def collect(roots: list[Path]) -> list[dict]:
                 rows.append({"record": raw.relative_to(ROOT).as_posix() if raw.is_relative_to(ROOT)
                              else str(raw), **row})
     return rows
-
-
-def _pct(xs: list[float], q: float) -> float:
-    s = sorted(xs)
-    return s[min(len(s) - 1, int(q * len(s)))]
 
 
 def _share(zs: list[float], k: float) -> str:
