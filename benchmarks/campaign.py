@@ -175,12 +175,7 @@ def run_manifests(manifests: list[Path], budget_s: float, out: Path, protocols: 
     loaded = [(path, json.loads(path.read_text())) for path in manifests]
     check_protocols(protocols, [m for _, m in loaded])
     start, planned, results = clock(), 0.0, []
-    props: list = []  # the card is asked once per call, by the first cell of any manifest
-
-    def once():
-        if not props:
-            props.append(card())
-        return props[0]
+    hooks = CampaignHooks(out, card=card)  # one for every manifest: the card is asked once per call
     for path, manifest in loaded:
         own = tuple(p for p in protocols if p in manifest["protocols"])
         if protocols and not own:
@@ -196,7 +191,7 @@ def run_manifests(manifests: list[Path], budget_s: float, out: Path, protocols: 
             continue
         left = budget_s - (clock() - start)
         results.append(sweep(todo, path.parent, left, runner=runner, progress=progress,
-                             hooks=CampaignHooks(out, card=once), clock=clock))
+                             hooks=hooks, clock=clock))
     return results
 
 

@@ -19,7 +19,7 @@ import re
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from gallery.plots import DPI, render_with
+from gallery.plots import DPI, render_with, whole_generations
 
 RENDER_VERSION = "batch/2"
 BACKENDS = ("eager", "static")
@@ -28,7 +28,6 @@ PANEL_TITLES = {"eager": "eager (plain generate)", "static": "static (CUDA-graph
 SERIES_COLOURS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#000000")
 SERIES_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 FIG_SIZE_IN = (10.0, 5.4)
-REFERENCE_TOKENS = 256
 _LABEL_CHARS = re.compile(r"[^A-Za-z0-9 ._+()-]+")
 
 
@@ -65,7 +64,7 @@ def batch_specs(rows: list[dict]) -> dict[str, dict]:
         if row.get("obs_pct") is None or row.get("backend") not in BACKENDS:
             continue
         key = (row["arch"], row["precision"])
-        if row.get("tokens_per_run") not in (None, REFERENCE_TOKENS):
+        if not whole_generations(row):
             shorter[key] = shorter.get(key, 0) + 1
             continue
         by_plot.setdefault(key, []).append(row)

@@ -113,16 +113,21 @@ def _fit_stamp(curves: dict) -> str:
     return f"curves {curves.get('version', '?')} · fit {str(date)[:10] if date else 'date not recorded'}"
 
 
+def whole_generations(row: dict) -> bool:
+    """Measured as the curves' quantity: whole 256-token generations (a shorter one's ratio is another)."""
+    return row.get("tokens_per_run") in (None, REFERENCE_TOKENS)
+
+
 def drawn(row: dict) -> bool:
     """A point of the size plot: the curves' condition, batch 1 and whole 256-token generations (other
-    batches are drawn against batch, gallery.batch; a shorter generation's ratio is another quantity)."""
+    batches are drawn against batch, gallery.batch)."""
     return (row["params_b"] is not None and row["obs_pct"] is not None and row["params_b"] > 0
-            and row.get("batch_size", 1) == 1 and row.get("tokens_per_run") in (None, REFERENCE_TOKENS))
+            and row.get("batch_size", 1) == 1 and whole_generations(row))
 
 
 def _shorter_note(rows: list[dict]) -> str:
     shorter = sum(1 for r in rows if r["obs_pct"] is not None and r.get("batch_size", 1) == 1
-                  and r.get("tokens_per_run") not in (None, REFERENCE_TOKENS))
+                  and not whole_generations(r))
     return f"{shorter} replication(s) of shorter generations not drawn (see the table)" if shorter else ""
 
 
@@ -316,15 +321,14 @@ def _draw(spec: dict) -> Figure:
             pts = [p for p in spec["points"] if p[4] == label and p[5] == random_init and p[6] == legacy]
             if not pts:
                 continue
+            with_ci = [p for p in pts if p[2] is not None and p[3] is not None]
             if label == "self-anchored":
                 # an anchor of the curve graded against itself confirms nothing: no verdict marker, only
                 # its interval through its own anchor (the footnote counts them)
-                with_ci = [p for p in pts if p[2] is not None and p[3] is not None]
                 if with_ci:
                     ax.vlines([p[0] for p in with_ci], [p[2] for p in with_ci], [p[3] for p in with_ci],
                               colors=COLOURS[label], linewidths=0.8, alpha=0.45, zorder=4)
                 continue
-            with_ci = [p for p in pts if p[2] is not None and p[3] is not None]
             if with_ci:
                 ax.vlines(
                     [p[0] for p in with_ci], [p[2] for p in with_ci], [p[3] for p in with_ci],
@@ -346,8 +350,7 @@ def _draw(spec: dict) -> Figure:
     fig.text(0.01, 0.01, spec["stamp"], fontsize=7.5, color="#444444", ha="left", va="bottom")
     shown = [p for p in spec["points"] if p[4] != "self-anchored"]
     present = {"random_init": any(p[5] for p in shown), "legacy": any(p[6] for p in shown),
-               "random_anchor": seen_random_anchor,
-               "self_anchored": len(shown) < len(spec["points"])}
+               "random_anchor": seen_random_anchor}
     fig.legend(handles=[*curve_handles, *_legend_handles(ax, present)], loc="upper center",
                bbox_to_anchor=(0.5, AXES_RECT[1] - 0.085), ncol=3, frameon=False, fontsize=8,
                handlelength=2.2, columnspacing=1.6)

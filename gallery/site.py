@@ -9,7 +9,7 @@ from string import Template
 
 from gallery.batch import plot_name as batch_plot_name
 from gallery.markdown import fmt_ci, fmt_pct, fmt_size, fmt_z
-from gallery.plots import drawn, geometry, place
+from gallery.plots import drawn, geometry, place, whole_generations
 from gallery.rows import COUNT_KEYS, COUNT_NAMES
 from schema.escape import h, json_for_script
 
@@ -219,19 +219,18 @@ def render_page(row: dict, record: dict, spec: dict | None, curves: dict,
     figure = ""
     batch_size = int(row.get("batch_size") or 1)
     placeable = bool(row["params_b"]) and row["obs_pct"] is not None
-    if not placeable:
-        pass
-    elif not drawn(row) and batch_size > 1 and batch_spec is not None:
-        figure = _batch_figure(batch_plot_name(row["arch"], row["precision"]), batch_spec, up)
-        figure += (f"<p class=\"note\">This replication is batch {batch_size}: the size plot's curves are "
-                   f"batch 1, so it is drawn against batch size here, in the {h(row['backend'] or 'eager')} "
-                   "panel, as its model's series.</p>")
-    elif not drawn(row):
-        tokens = row.get("tokens_per_run")
-        why = (f"it measured {tokens}-token generations and the plots draw whole 256-token ones only"
-               if isinstance(tokens, int) and tokens != 256 else f"it is batch {batch_size}")
-        figure = f"<p class=\"note\">This replication is not on the plots: {h(why)}.</p>"
-    elif spec is not None:
+    if placeable and not drawn(row):
+        if batch_size > 1 and batch_spec is not None and whole_generations(row):
+            figure = _batch_figure(batch_plot_name(row["arch"], row["precision"]), batch_spec, up)
+            figure += (f"<p class=\"note\">This replication is batch {batch_size}: the size plot's curves "
+                       f"are batch 1, so it is drawn against batch size here, in the "
+                       f"{h(row['backend'] or 'eager')} panel, as its model's series.</p>")
+        else:
+            why = (f"it is batch {batch_size}" if whole_generations(row) else
+                   f"it measured {row['tokens_per_run']}-token generations and the plots draw whole "
+                   "256-token ones only")
+            figure = f"<p class=\"note\">This replication is not on the plots: {h(why)}.</p>"
+    elif placeable and spec is not None:
         left, top, clipped = place(geometry(spec), row["params_b"], row["obs_pct"])
         figure = _plot_figure(f"{row['arch']}-{row['precision']}", spec, up, (left, top), clipped,
                               row["label"])
