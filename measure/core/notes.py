@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import statistics as st
+
 from measure.codes import problem
 from measure.core.outcome import Outcome
 from measure.core.report import AGREEMENT_THRESHOLD_PCT
@@ -129,8 +131,7 @@ def wide_intervals(analysis: dict) -> list[Problem]:
             if r["arm"] == "FP16" and r["status"] == "ok" and r.get("tokens") and r.get("duration_s")]
     speed = ""
     if len(fp16) >= 2:
-        mean = sum(fp16) / len(fp16)
-        cv = 100.0 * (sum((x - mean) ** 2 for x in fp16) / (len(fp16) - 1)) ** 0.5 / mean
+        cv = 100.0 * st.stdev(fp16) / st.fmean(fp16)
         if cv > 5.0:
             speed = (f"; FP16 took {min(fp16):.1f}–{max(fp16):.1f} ms per token across its trials "
                      f"(cv {cv:.0f} %): the host's speed moved between blocks")
