@@ -21,7 +21,7 @@ import statistics as st
 from bisect import bisect_left
 from pathlib import Path
 
-from benchmarks.telemetry_timing import _changes, _pct
+from benchmarks.telemetry_timing import _changes, _pct, counter_intervals, interval_power
 from measure.core.record import RAW_NAME, read, recorded_trace
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,8 +45,7 @@ def trials(record: dict, reports: list[dict]) -> list[dict]:
     t, p, e = recorded_trace(record)
     tc, ec = _changes(t, e)
     tp, pv = _changes(t, p)
-    mid = [0.5 * (a + b) for a, b in zip(tc, tc[1:], strict=False)]
-    pc = [(eb - ea) / (b - a) for a, b, ea, eb in zip(tc, tc[1:], ec, ec[1:], strict=False)]
+    mid, pc = counter_intervals(tc, ec)
     windows: dict[tuple[int, str], list[dict]] = {}
     for block in record.get("outcome", {}).get("blocks") or []:
         for w in block.get("windows") or []:
@@ -65,9 +64,9 @@ def trials(record: dict, reports: list[dict]) -> list[dict]:
             for w in windows[key]:
                 lo, hi = bisect_left(tp, w["start_s"]), bisect_left(tp, w["end_s"])
                 for when, value in zip(tp[lo:hi], pv[lo:hi], strict=True):
-                    i = bisect_left(mid, when)
-                    if 0 < i < len(mid):
-                        diffs.append(value - pc[i - 1 if when - mid[i - 1] < mid[i] - when else i])
+                    at = interval_power(mid, pc, when)
+                    if at is not None:
+                        diffs.append(value - at)
             generations = sum(int(w.get("generations") or 1) for w in windows[key])
             power_w = counter / trial["duration_s"]
             gap_pct = 100.0 * (trace - counter) / counter

@@ -25,6 +25,21 @@ def _changes(t: list[float], v: list[float]) -> tuple[list[float], list[float]]:
     return ts[1:], vs[1:]
 
 
+def counter_intervals(tc: list[float], ec: list[float]) -> tuple[list[float], list[float]]:
+    """(middle, mean power) of each interval between two counter steps."""
+    mid = [0.5 * (a + b) for a, b in zip(tc, tc[1:], strict=False)]
+    pc = [(eb - ea) / (b - a) for a, b, ea, eb in zip(tc, tc[1:], ec, ec[1:], strict=False)]
+    return mid, pc
+
+
+def interval_power(mid: list[float], pc: list[float], x: float) -> float | None:
+    """The counter's mean power over the interval whose middle is nearest X (None outside them)."""
+    i = bisect_left(mid, x)
+    if 0 < i < len(mid):
+        return pc[i - 1 if x - mid[i - 1] < mid[i] - x else i]
+    return None
+
+
 def _pct(xs: list[float], q: float) -> float:
     s = sorted(xs)
     return s[min(len(s) - 1, int(q * len(s)))]
@@ -38,16 +53,14 @@ def analyse(record: dict) -> dict:
     tp, pv = _changes(t, p)
     steps = [b - a for a, b in zip(tc, tc[1:], strict=False)]
     # counter mean power over each step interval, placed at the interval's middle
-    mid = [0.5 * (a + b) for a, b in zip(tc, tc[1:], strict=False)]
-    pc = [(eb - ea) / (b - a) for a, b, ea, eb in zip(tc, tc[1:], ec, ec[1:], strict=False)]
+    mid, pc = counter_intervals(tc, ec)
     best = None
     for lag_ms in range(-150, 151, 10):
         diffs = []
         for when, value in zip(tp, pv, strict=True):
-            x = when - lag_ms / 1000.0
-            i = bisect_left(mid, x)
-            if 0 < i < len(mid):
-                diffs.append(value - pc[i - 1 if x - mid[i - 1] < mid[i] - x else i])
+            at = interval_power(mid, pc, when - lag_ms / 1000.0)
+            if at is not None:
+                diffs.append(value - at)
         if len(diffs) > 10:
             sd = st.pstdev(diffs)
             if best is None or sd < best[1]:
