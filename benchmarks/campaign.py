@@ -26,6 +26,7 @@ import tarfile
 import time
 from pathlib import Path
 
+from benchmarks.nf4_dispatch import describe
 from measure.core.record import RAW_NAME
 from measure.sweep.execute import Hooks, record_state, sweep
 from measure.sweep.plan import Cell, plan
@@ -103,10 +104,12 @@ def nf4_dispatch(cell: Cell, props: tuple[int, str] | None) -> str | None:
     benchmarks.nf4_dispatch), or None for a cell without NF4 or a host without a GPU."""
     if props is None or "nf4" not in _last(cell.argv, "--precisions", "nf4,int8").split(","):
         return None
-    model = _last(cell.argv, "--synthetic", "")
-    argv = [sys.executable, "-m", "benchmarks.nf4_dispatch", "--model", model,
-            "--batch", _last(cell.argv, "--batch-size", "1"), "--sms", str(props[0]), "--cc", props[1]]
-    return f"$ {' '.join(argv[1:])}\n" + _capture(argv)
+    model, batch = _last(cell.argv, "--synthetic", ""), _last(cell.argv, "--batch-size", "1")
+    command = f"-m benchmarks.nf4_dispatch --model {model} --batch {batch} --sms {props[0]} --cc {props[1]}"
+    try:
+        return f"$ {command}\n" + describe([model], [int(batch)], props[0], props[1]) + "\n"
+    except (SystemExit, KeyError, ValueError) as exc:  # no bitsandbytes here, or another dispatch
+        return f"$ {command}\n{exc}\n"
 
 
 class CampaignHooks(Hooks):

@@ -100,6 +100,14 @@ def table(models: list[str], batches: list[int], fused) -> str:
     return "\n".join(lines)
 
 
+def describe(models: list[str], batches: list[int], sms: int, cc: str, wheel: Path | None = None) -> str:
+    """Where the rule was read, for which card, and its table: what the command prints."""
+    major, minor = (int(x) for x in cc.split("."))
+    source, where = ops_source(wheel)
+    fused = load_rule(source, sms, (major, minor))
+    return f"rule: {where}; {sms} SMs, sm{major}{minor}\n" + table(models, batches, fused)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--wheel", type=Path, help="read the rule from this bitsandbytes wheel")
@@ -108,11 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, action="append", help="decode batch size (repeatable)")
     ap.add_argument("--model", action="append", choices=sorted(SYNTHETIC_MODELS), help="(repeatable)")
     a = ap.parse_args(argv)
-    major, minor = (int(x) for x in a.cc.split("."))
-    source, where = ops_source(a.wheel)
-    fused = load_rule(source, a.sms, (major, minor))
-    print(f"rule: {where}; {a.sms} SMs, sm{major}{minor}")
-    print(table(a.model or list(DEFAULT_MODELS), a.batch or [1, 8, 32, 64], fused))
+    print(describe(a.model or list(DEFAULT_MODELS), a.batch or [1, 8, 32, 64], a.sms, a.cc, a.wheel))
     return 0
 
 
