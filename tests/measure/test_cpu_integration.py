@@ -3,6 +3,7 @@ the real process sampler replaying a fake (simulated) power trace, rich progress
 `measure check` on the written reports: schema-valid, and refused as a measurement."""
 
 import functools
+import gzip
 import io
 import json
 import time
@@ -109,16 +110,34 @@ def test_reports_carry_the_real_loaded_model(run_dir):
         and rep["arms"]["INT8"]["weight_bytes"] < rep["arms"]["FP16"]["weight_bytes"]
     )
     assert rep["software"]["packages"]["bitsandbytes"] and rep["software"]["packages"]["transformers"]
-    assert rep["protocol"]["sampler"] == "process" and rep["protocol"]["sample_rate_achieved_hz"] > 50
+    assert rep["protocol"]["sampler"] == "process"
+    assert rep["protocol"]["sample_rate_achieved_hz"] > 50, _sampler_gaps(out / "energy-raw.json.gz")
     assert rep["statistics"]["n_pairs"] == 3 and len(rep["trials"]) == 6
     assert rep["quality"]["basis"] == "unavailable" and "random-init" in rep["quality"]["note"]
     # the trace replays a known waveform: counter (its exact integral) and trace agree closely over a
     # block; a trial here is two ~40 ms CPU generations against a 0.5 s waveform, so only its median
-    # is held to the tight bound. A block is ~0.2 s: on a 2-core machine the torch threads can hold
+    # is held to the tight bound. A block is 60-80 ms: on a 2-core machine the torch threads can hold
     # the sampler process off for tens of ms, which alone moves one block's trace by ~3 % (seen once)
-    assert max(rep["phases"]["counter_vs_trace_per_block_pct"]) < 5.0
-    assert rep["agreement"]["counter_vs_trace_median_pct"] < 2.0
+    per_block = rep["phases"]["counter_vs_trace_per_block_pct"]
+    why = _sampler_gaps(out / "energy-raw.json.gz")
+    assert max(per_block) < 5.0, f"per block {per_block}; {why}"
+    assert rep["agreement"]["counter_vs_trace_median_pct"] < 2.0, why
     assert "direct_check" in rep["phases"]
+
+
+def _sampler_gaps(raw_path) -> str:
+    """Each block's length and the longest pause between two trace samples inside it, so a failure of
+    the timing bounds above says whether the sampler process was starved of CPU."""
+    raw = json.loads(gzip.decompress(raw_path.read_bytes()))
+    t0, ts = raw["trace"]["t0_s"], raw["trace"]["t_us"]
+    times = [t0 + u / 1e6 for u in ts]
+    parts = []
+    for blk in raw["outcome"]["blocks"]:
+        lo, hi = blk["windows"][0]["start_s"], blk["windows"][-1]["end_s"]
+        inside = [t for t in times if lo <= t <= hi]
+        gap = max((b - a for a, b in zip(inside, inside[1:], strict=False)), default=hi - lo)
+        parts.append(f"block {blk['block']}: {hi - lo:.3f} s, longest sample gap {gap * 1e3:.0f} ms")
+    return "; ".join(parts) + f"; achieved {raw['context']['sample_rate_achieved_hz']:.0f} Hz"
 
 
 @pytest.fixture(scope="module")
