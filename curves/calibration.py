@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from curves.grade import grade_point, single_trial_floor_pp
 from curves.model import curve_pct, parameter_variance
+from curves.point import grade_point, single_trial_floor_pp
 
 # Two realistic observation regimes: a single trial (legacy or n = 1, the published repeatability floor)
 # and a v2 report of 10 paired blocks with a per-pair sd of 3 pp.

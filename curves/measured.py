@@ -14,7 +14,8 @@ from pathlib import Path
 
 import click
 
-from curves.grade import LLM_INT8_THRESHOLD
+from curves.condition import LLM_INT8_THRESHOLD, REFERENCE_CONDITION
+from curves.values import get_path
 from schema import read_report_file
 from schema.records import canonical_sha256
 from schema.validate import is_measurement
@@ -28,16 +29,10 @@ EXTRA_COLUMNS = (
     "source", "date", "tool_version", "trials", "weights", "backend", "ci95_half_width_pp", "report",
     "report_sha256", "report_id", "gpu_uuid_sha256",
 )
-REFERENCE_TOKENS = 256
+REFERENCE_TOKENS = REFERENCE_CONDITION["generation_tokens"]
 BACKENDS = ("eager", "static")
-REFERENCE_BATCH = 1
+REFERENCE_BATCH = REFERENCE_CONDITION["batch_size"]
 COLUMNS = PUBLISHED_COLUMNS + EXTRA_COLUMNS
-
-
-def _get(node, *keys):
-    for key in keys:
-        node = node.get(key) if isinstance(node, dict) else None
-    return node
 
 
 def _text(value) -> str:
@@ -50,9 +45,9 @@ def report_id(report: dict) -> str:
     return "|".join(
         str(v or "")
         for v in (
-            _get(report, "timestamp_utc"),
-            str(_get(report, "workload", "precision") or "").upper(),
-            _get(report, "system_under_test", "gpu_uuid_sha256"),
+            get_path(report, "timestamp_utc"),
+            str(get_path(report, "workload", "precision") or "").upper(),
+            get_path(report, "system_under_test", "gpu_uuid_sha256"),
         )
     )
 
@@ -61,45 +56,45 @@ def candidate(report: dict, rel_path: str, backend: str) -> tuple[dict | None, s
     """(row, None) for a report that can be an anchor of the `backend` curve, else (None, why not)."""
     if not is_measurement(report):
         return None, "not a measurement (basis or source, or validation errors)"
-    precision = str(_get(report, "workload", "precision") or "").upper()
+    precision = str(get_path(report, "workload", "precision") or "").upper()
     if precision == "FP16":
         return None, "FP16-only baseline"
-    if str(_get(report, "workload", "backend") or "eager").lower() != backend:
-        found = _get(report, "workload", "backend")
+    if str(get_path(report, "workload", "backend") or "eager").lower() != backend:
+        found = get_path(report, "workload", "backend")
         return None, f"backend {found!r}: only {backend} rows feed the {backend} curve"
-    tokens = _get(report, "measurement", "tokens_per_run")
+    tokens = get_path(report, "measurement", "tokens_per_run")
     if tokens != REFERENCE_TOKENS:
         return None, (
             f"{tokens}-token generations: the curve fits whole {REFERENCE_TOKENS}-token generations "
             "measured directly (a reconstruction from shorter ones is not what the anchors measured)"
         )
-    if _get(report, "workload", "outlier_plant") is not None:
+    if get_path(report, "workload", "outlier_plant") is not None:
         return None, (
             "planted outlier features (--outlier-dims): a sensitivity condition, not the weights the curve's "
             "anchors measured"
         )
-    threshold = _get(report, "workload", "int8_outlier_threshold")
+    threshold = get_path(report, "workload", "int8_outlier_threshold")
     if precision == "INT8" and threshold is not None and float(threshold) != LLM_INT8_THRESHOLD:
         return None, (
             f"llm_int8_threshold {threshold}: the curve fits LLM.int8() (threshold "
             f"{LLM_INT8_THRESHOLD:g}, with its outlier decomposition)"
         )
-    batch = _get(report, "workload", "batch_size")
+    batch = get_path(report, "workload", "batch_size")
     if batch not in (None, REFERENCE_BATCH):
         return None, f"batch {batch}: the curve fits batch {REFERENCE_BATCH}"
-    stats = _get(report, "statistics", "delta_e_pct") or {}
-    n_pairs = _get(report, "statistics", "n_pairs")
-    weights = _get(report, "workload", "weights")
+    stats = get_path(report, "statistics", "delta_e_pct") or {}
+    n_pairs = get_path(report, "statistics", "n_pairs")
+    weights = get_path(report, "workload", "weights")
     row = {
-        "gpu": _get(report, "system_under_test", "gpu"),
-        "arch": str(_get(report, "system_under_test", "gpu_arch") or "").lower(),
-        "vram_gb": _get(report, "system_under_test", "memory_total_gb"),
-        "model": _get(report, "workload", "model_name"),
-        "params_b": _get(report, "workload", "params_b"),
+        "gpu": get_path(report, "system_under_test", "gpu"),
+        "arch": str(get_path(report, "system_under_test", "gpu_arch") or "").lower(),
+        "vram_gb": get_path(report, "system_under_test", "memory_total_gb"),
+        "model": get_path(report, "workload", "model_name"),
+        "params_b": get_path(report, "workload", "params_b"),
         "precision": precision,
         # The report's own per-token energies, so the row's ΔE% is the report's vs_fp16_energy_pct.
-        "energy_fp16_j1k": _get(report, "results", "fp16_energy_per_token_mj"),
-        "energy_quant_j1k": _get(report, "results", "energy_per_token_mj"),
+        "energy_fp16_j1k": get_path(report, "results", "fp16_energy_per_token_mj"),
+        "energy_quant_j1k": get_path(report, "results", "energy_per_token_mj"),
         "n_runs": n_pairs,
         "n_trials": n_pairs,
         "energy_quant_std_j1k": None,
@@ -108,8 +103,8 @@ def candidate(report: dict, rel_path: str, backend: str) -> tuple[dict | None, s
             f"(CI95 {stats.get('ci95_low')} to {stats.get('ci95_high')}); row dE is the ratio of totals"
         ),
         "source": None,
-        "date": str(_get(report, "timestamp_utc") or "")[:10],
-        "tool_version": _get(report, "tool", "version"),
+        "date": str(get_path(report, "timestamp_utc") or "")[:10],
+        "tool_version": get_path(report, "tool", "version"),
         "trials": n_pairs,
         "weights": weights,
         "backend": backend,
@@ -117,7 +112,7 @@ def candidate(report: dict, rel_path: str, backend: str) -> tuple[dict | None, s
         "report": rel_path,
         "report_sha256": canonical_sha256(report),
         "report_id": report_id(report),
-        "gpu_uuid_sha256": _get(report, "system_under_test", "gpu_uuid_sha256"),
+        "gpu_uuid_sha256": get_path(report, "system_under_test", "gpu_uuid_sha256"),
     }
     return row, None
 
@@ -135,7 +130,7 @@ def build_csv(
     for path in sorted(Path(folder).glob(pattern)):
         rel = path.resolve().relative_to(root.resolve()).as_posix()
         report, _problems = read_report_file(path)
-        found = str(_get(report, "workload", "backend") or "eager").lower()
+        found = str(get_path(report, "workload", "backend") or "eager").lower()
         # every fitted backend feeds its own curve; `backend` is the one a report of no stated backend means
         as_backend = found if found in BACKENDS else backend
         row, why = (None, "unreadable report") if report is None else candidate(report, rel, as_backend)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from curves.grade import Z_LIMIT, Verdict
+from curves.grade import Verdict
+from curves.point import Z_LIMIT
 from schema.escape import md_verdict, printable
 
 DASH = "—"

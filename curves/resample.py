@@ -15,7 +15,8 @@ import numpy as np
 
 from curves.anchors import DEFAULT_SOURCE
 from curves.calibration import SCENARIOS, grade_twice, observe
-from curves.fit import ANCHOR_PROVENANCE, fit_group, group_entry, pooled_residual_sds
+from curves.entry import ANCHOR_PROVENANCE, group_entry, pooled_residual_sds
+from curves.fit import fit_group
 from curves.model import curve_pct
 
 

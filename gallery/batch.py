@@ -19,7 +19,8 @@ import re
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from gallery.plots import DPI, render_with, whole_generations
+from gallery.draw import render_with
+from gallery.plots import DPI, whole_generations
 
 RENDER_VERSION = "batch/2"
 BACKENDS = ("eager", "static")

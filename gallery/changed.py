@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gallery import plots
+from gallery import draw, plots
 from gallery.render import compose, readme_bytes
 
 
@@ -42,7 +42,7 @@ def changed_files(
         if unchanged and all(p in base_files for p in paths.values()):
             continue
         for fmt, path in paths.items():
-            content = plots.render(spec, fmt)
+            content = draw.render(spec, fmt)
             if base_files.get(path) != content:
                 out[path] = content
     return dict(sorted(out.items()))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gallery import batch, markdown, plots, site
+from gallery import batch, draw, markdown, plots, site
 from gallery.rows import assemble, counts, record_entry, with_paths
 from gallery.rules import rules_js
 
@@ -46,7 +46,7 @@ def compose_entries(entries: list[dict], curves: dict, records: list[dict | None
 
 def render_plot(spec: dict, fmt: str) -> bytes:
     """The bytes of any plot spec: a batch plot or a size plot."""
-    return batch.render(spec, fmt) if spec.get("kind") == "batch" else plots.render(spec, fmt)
+    return batch.render(spec, fmt) if spec.get("kind") == "batch" else draw.render(spec, fmt)
 
 
 def compose(records, curves: dict) -> Model:

@@ -10,7 +10,7 @@ def rules() -> dict:
     import importlib
 
     from curves import codes as curves_codes
-    from curves import store
+    from curves import condition, point, store
     from schema import codes, gpus, limits, models, parse, recompute, semantic, structure, text
 
     # `curves.grade` the attribute is the function; the module holds the constants.
@@ -47,11 +47,11 @@ def rules() -> dict:
         "confusables": dict(text.CONFUSABLES),
         "invisible": _js_regex_source(text.INVISIBLE.pattern),
         "t975": list(recompute.T975),
-        "grade": {"z_limit": grade_module.Z_LIMIT,
+        "grade": {"z_limit": point.Z_LIMIT,
                   "measured_sources": sorted((*semantic.NVML_SOURCES_V2, semantic.NVML_SOURCE_LEGACY)),
                   "legacy_prefix": grade_module.LEGACY_PREFIX,
-                  "reference_condition": grade_module.REFERENCE_CONDITION,
-                  "llm_int8_threshold": grade_module.LLM_INT8_THRESHOLD},
+                  "reference_condition": condition.REFERENCE_CONDITION,
+                  "llm_int8_threshold": condition.LLM_INT8_THRESHOLD},
     }
 
 

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from curves import grade, predict, resolve_curve
-from curves.grade import QUALIFIERS, single_trial_floor_pp
+from curves.grade import QUALIFIERS
+from curves.point import single_trial_floor_pp
 from tests.curves.helpers import ROOT, load, v2_report
 
 CONTRACT_FIELDS = {

@@ -11,7 +11,7 @@ import pytest
 from matplotlib.collections import LineCollection, PathCollection
 from matplotlib.colors import to_hex
 
-from gallery import plots, render_files
+from gallery import draw, plots, render_files
 from gallery.render import compose, readme_bytes
 from schema.records import record_id
 from tests.support.gallery_records import make_record, make_report
@@ -123,29 +123,29 @@ def _point_collections(fig):
 def test_confirmations_and_contradictions_have_equal_marker_size(model):
     seen = {}
     for spec in model.specs.values():
-        fig = plots._draw(spec)
+        fig = draw.figure(spec)
         for coll in _point_collections(fig):
             colour = to_hex(coll.get_facecolors()[0])
             seen.setdefault(colour, set()).update(float(s) for s in coll.get_sizes())
-    confirmation, contradiction = plots.COLOURS["confirmation"], plots.COLOURS["contradiction"]
-    assert seen[confirmation] == seen[contradiction] == {plots.MARKER_AREA_PT2}
+    confirmation, contradiction = draw.COLOURS["confirmation"], draw.COLOURS["contradiction"]
+    assert seen[confirmation] == seen[contradiction] == {draw.MARKER_AREA_PT2}
 
 
 def test_anchors_are_filled_for_two_trials_and_hollow_for_one(model):
     spec = _spec(model, "ada-NF4")
-    fig = plots._draw(spec)
-    anchors = [c for c in _point_collections(fig) if to_hex(c.get_edgecolors()[0]) == plots.ANCHOR_COLOUR]
+    fig = draw.figure(spec)
+    anchors = [c for c in _point_collections(fig) if to_hex(c.get_edgecolors()[0]) == draw.ANCHOR_COLOUR]
     by_face = {to_hex(c.get_facecolors()[0]): len(c.get_offsets()) for c in anchors}
     expected = spec["curves"][0]["anchors"]
-    assert by_face[plots.ANCHOR_COLOUR] == sum(a["n_trials"] >= 2 for a in expected)
+    assert by_face[draw.ANCHOR_COLOUR] == sum(a["n_trials"] >= 2 for a in expected)
     assert by_face["#ffffff"] == sum(a["n_trials"] == 1 for a in expected)
 
 
 def test_random_init_and_legacy_points_have_their_own_edges(model):
     styles = set()
     for spec in model.specs.values():
-        for coll in _point_collections(plots._draw(spec)):
-            if to_hex(coll.get_facecolors()[0]) in plots.COLOURS.values():
+        for coll in _point_collections(draw.figure(spec)):
+            if to_hex(coll.get_facecolors()[0]) in draw.COLOURS.values():
                 dashed = coll.get_linestyles()[0][1] is not None
                 styles.add((dashed, float(coll.get_linewidths()[0])))
     assert (True, 1.3) in styles, "random-init points: dotted edge"
@@ -160,19 +160,19 @@ def test_hopper_curves_are_its_own_with_random_init_anchors_marked_and_backends_
     for curve in spec["curves"]:
         assert curve["borrowed_from"] is None and curve["source"] == "quantjoule-hopper"
         assert curve["anchors"] and all(a["random_init"] for a in curve["anchors"])
-    ax = plots._draw(spec).axes[0]
+    ax = draw.figure(spec).axes[0]
     fitted = [line for line in ax.get_lines() if len(line.get_xdata()) == plots.GRID_POINTS]
     styles = {(line.get_linestyle(), to_hex(line.get_color())) for line in fitted}
-    assert styles == {("-", plots.BACKEND_STYLE["eager"][0]), ("-.", plots.BACKEND_STYLE["static"][0])}
+    assert styles == {("-", draw.BACKEND_STYLE["eager"][0]), ("-.", draw.BACKEND_STYLE["static"][0])}
     legend = [t.get_text() for t in ax.figure.legends[0].get_texts()]
     assert "eager curve: quantjoule-hopper, random-init" in legend
     assert "CUDA-graph curve: quantjoule-hopper, random-init" in legend
     assert not any("borrowed" in t for t in legend)
-    for backend, colour in (("eager", plots.ANCHOR_COLOUR), ("static", plots.BACKEND_STYLE["static"][0])):
+    for backend, colour in (("eager", draw.ANCHOR_COLOUR), ("static", draw.BACKEND_STYLE["static"][0])):
         marked = [c for c in ax.collections if isinstance(c, PathCollection) and len(c.get_offsets())
                   and to_hex(c.get_edgecolors()[0]) == colour]
         assert sum(len(c.get_offsets()) for c in marked) == len(by_backend[backend]["anchors"]), backend
-    own = plots._draw(_spec(model, "ada-NF4"))
+    own = draw.figure(_spec(model, "ada-NF4"))
     # one backend on a plot: the label stays as it was (no backend named), in the eager colour
     assert "fitted curve" in [t.get_text() for t in own.legends[0].get_texts()]  # the published source
 
@@ -181,18 +181,18 @@ def test_borrowed_curve_is_dashed_and_labelled(model):
     spec = copy.deepcopy(_spec(model, "hopper-NF4"))
     spec["curves"] = [c for c in spec["curves"] if c["backend"] == "eager"]
     spec["curves"][0].update(borrowed_from="ampere", source=None)  # what a borrowed group's spec holds
-    ax = plots._draw(spec).axes[0]
+    ax = draw.figure(spec).axes[0]
     fitted = [line for line in ax.get_lines() if len(line.get_xdata()) == plots.GRID_POINTS]
     assert [line.get_linestyle() for line in fitted] == ["--"]
     assert "borrowed curve: ampere's fit" in [t.get_text() for t in ax.figure.legends[0].get_texts()]
-    own = plots._draw(_spec(model, "ada-NF4")).axes[0]
+    own = draw.figure(_spec(model, "ada-NF4")).axes[0]
     assert [
         line.get_linestyle() for line in own.get_lines() if len(line.get_xdata()) == plots.GRID_POINTS
     ] == ["-"]
 
 
 def test_plot_is_stamped_with_the_curves_version_and_names_both_verdicts_in_the_legend(model, curves):
-    fig = plots._draw(_spec(model, "ada-NF4"))
+    fig = draw.figure(_spec(model, "ada-NF4"))
     stamps = [t.get_text() for t in fig.texts]
     assert any(curves["version"] in s and "fit" in s for s in stamps)
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
@@ -271,7 +271,7 @@ def test_rows_of_one_date_are_ordered_by_issue_number(curves):
 @pytest.mark.parametrize("name", ["ada-NF4", "hopper-NF4", "ampere-INT8"])
 def test_the_legend_sits_below_the_axes_and_the_sizes_read_in_b(model, name):
     spec = _spec(model, name)
-    fig = plots._draw(spec)
+    fig = draw.figure(spec)
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     renderer = FigureCanvasAgg(fig).get_renderer()
@@ -286,10 +286,10 @@ def test_the_legend_sits_below_the_axes_and_the_sizes_read_in_b(model, name):
 
 def test_the_crossover_is_labelled_with_its_size(model):
     for spec in model.specs.values():
-        texts = [t.get_text() for t in plots._draw(spec).axes[0].texts]
+        texts = [t.get_text() for t in draw.figure(spec).axes[0].texts]
         for curve in spec["curves"]:
             if curve["crossover_b"]:
-                assert f"crossover ≈ {plots.size_label(plots._r(curve['crossover_b'], 2))}" in texts
+                assert f"crossover ≈ {draw.size_label(plots.spec_round(curve['crossover_b'], 2))}" in texts
             else:
                 assert not any(t.startswith("crossover") for t in texts)
 
@@ -325,9 +325,9 @@ def test_a_self_anchored_point_is_its_anchor_with_its_interval_never_a_verdict_m
     spec = compose([rec], real).specs["hopper-NF4"]
     assert [p[4] for p in spec["points"]] == ["self-anchored"]
     assert spec["stamp"].endswith("1 self-anchored replication(s): their anchors, with their 95 % CI")
-    fig = plots._draw(spec)
+    fig = draw.figure(spec)
     faces = {to_hex(c.get_facecolors()[0]) for c in _point_collections(fig) if len(c.get_facecolors())}
-    assert plots.COLOURS["confirmation"] not in faces and plots.COLOURS["self-anchored"] not in faces
+    assert draw.COLOURS["confirmation"] not in faces and draw.COLOURS["self-anchored"] not in faces
     grey = [c for c in fig.axes[0].collections if isinstance(c, LineCollection)
-            and len(c.get_segments()) and to_hex(c.get_colors()[0]) == plots.COLOURS["self-anchored"]]
+            and len(c.get_segments()) and to_hex(c.get_colors()[0]) == draw.COLOURS["self-anchored"]]
     assert len(grey) == 1 and len(grey[0].get_segments()) == 1
