@@ -228,3 +228,23 @@ def test_an_unwritable_raw_record_still_gives_the_reports(tmp_path):
     assert res.exit_code == EXIT_OK and res.record is None
     assert any(w.code == "QJ417" and w.severity == "warning" for w in res.warnings)
     assert [p.name for p in res.paths] == ["energy-nf4.json", "energy-int8.json"]
+
+
+def test_a_duration_bounded_nf4_only_run_fills_its_budget_and_stops_inside_it(tmp_path):
+    """The campaign's direct256-420s-nf4 shape: one quantized arm, no block count, target allocation."""
+    clock = FakeClock(50.0)
+    opts = _opts(tmp_path, precisions=("NF4",))
+    opts.protocol = quick_config(trials=None, duration_s=30.0, allocation="target")
+    res = run(opts, _env(clock, FakeWorkload(_arms(clock))))
+    assert res.exit_code == EXIT_OK
+    report, problems = check_report(res.paths[0].read_bytes())
+    assert [p for p in problems if p.severity == "error"] == []
+    blocks = report["statistics"]["n_pairs"]
+    shorter = quick_config(trials=None, duration_s=15.0, allocation="target")
+    opts_short = _opts(tmp_path / "short", precisions=("NF4",))
+    opts_short.protocol = shorter
+    clock2 = FakeClock(50.0)
+    half = json.loads(run(opts_short, _env(clock2, FakeWorkload(_arms(clock2)))).paths[0].read_text())
+    # twice the budget holds more blocks, and a run's block phase never passes its budget
+    assert blocks > half["statistics"]["n_pairs"] >= 2
+    assert report["phases"]["time_split_s"]["decode"] <= 30.0
