@@ -40,7 +40,7 @@ def run_dir(tmp_path_factory):
         device="cpu",
     )
     buf = io.StringIO()
-    cfg = ProtocolConfig(tokens=16, block_tokens=6, trials=3, duration_s=None, warmup_runs=1,
+    cfg = ProtocolConfig(tokens=48, block_tokens=24, trials=3, duration_s=None, warmup_runs=1,
                          direct_check_runs=1)
     opts = RunOptions(synthetic="tiny-llama", precisions=("NF4", "INT8"), out_dir=out, argv=["run"],
                       protocol=cfg)
@@ -115,7 +115,7 @@ def test_reports_carry_the_real_loaded_model(run_dir):
     assert rep["statistics"]["n_pairs"] == 3 and len(rep["trials"]) == 6
     assert rep["quality"]["basis"] == "unavailable" and "random-init" in rep["quality"]["note"]
     # the trace replays a known waveform: counter (its exact integral) and trace agree closely over a
-    # block; a trial here is two ~40 ms CPU generations against a 0.5 s waveform, so only its median
+    # block; a trial here is two 24-token CPU generations against a 0.5 s waveform, so only its median
     # is held to the tight bound. A block is 60-80 ms: on a 2-core machine the torch threads can hold
     # the sampler process off for tens of ms, which alone moves one block's trace by ~3 % (seen once)
     per_block = rep["phases"]["counter_vs_trace_per_block_pct"]
@@ -192,7 +192,7 @@ def test_default_int8_is_recorded_as_llm_int8(run_dir):
     rep = json.loads((out / "energy-int8.json").read_text())
     assert rep["workload"]["int8_outlier_threshold"] == 6.0 and rep["workload"]["batch_size"] == 1
     assert rep["scenario"] == "SingleStream" and "not LLM.int8()" not in rep["results"]["note"]
-    assert "condition: hopper INT8, eager backend, batch 1, 6-token generations, llm_int8_threshold 6" in text
+    assert "condition: hopper INT8, eager backend, batch 1, 24-token generations, llm_int8_threshold 6" in text
 
 
 def test_random_init_int8_report_states_its_measured_outlier_fraction(run_dir):
