@@ -192,7 +192,8 @@ def test_default_int8_is_recorded_as_llm_int8(run_dir):
     rep = json.loads((out / "energy-int8.json").read_text())
     assert rep["workload"]["int8_outlier_threshold"] == 6.0 and rep["workload"]["batch_size"] == 1
     assert rep["scenario"] == "SingleStream" and "not LLM.int8()" not in rep["results"]["note"]
-    assert "condition: hopper INT8, eager backend, batch 1, 24-token generations, llm_int8_threshold 6" in text
+    want = "condition: hopper INT8, eager backend, batch 1, 24-token generations, llm_int8_threshold 6"
+    assert want in text
 
 
 def test_random_init_int8_report_states_its_measured_outlier_fraction(run_dir):
