@@ -37,10 +37,11 @@ def condition_mismatch(found: dict, wanted: dict) -> str | None:
     return " and ".join(why) or None
 
 
-def report_mismatch(report: dict, precision: str | None, wanted: dict) -> str | None:
+def report_mismatch(report: dict, found: dict, precision: str | None, wanted: dict) -> str | None:
     """Everything that makes the report another condition than the curve's `wanted` one, or None: its
-    batch or generation length, an INT8 that is not LLM.int8(), or planted outlier features."""
-    mismatch = condition_mismatch(report_condition(report), wanted)
+    batch or generation length (`found`, its `report_condition`), an INT8 that is not LLM.int8(), or
+    planted outlier features."""
+    mismatch = condition_mismatch(found, wanted)
     threshold = number(get_path(report, "workload", "int8_outlier_threshold"))
     if precision == "INT8" and threshold is not None and threshold != LLM_INT8_THRESHOLD:
         other = (

@@ -13,7 +13,7 @@ from curves.condition import (
 from curves.model import extrapolation_doublings
 from curves.point import Z_LIMIT, grade_point
 from curves.store import normalise_arch, resolve_with_code
-from curves.values import get_path, number, text
+from curves.values import get_path, int_or_none, number, text
 from schema.gpus import derived_arch
 from schema.models import lookup_model
 from schema.validate import claims_measurement
@@ -93,11 +93,10 @@ def _trials(report: dict, legacy: bool) -> tuple[int, float | None]:
     """(n paired trials, their per-pair sd or None); legacy reports declare no trials, so n = 1."""
     if legacy:
         return 1, None
-    n = get_path(report, "statistics", "n_pairs")
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        n = get_path(report, "protocol", "trials")
-        n = n if isinstance(n, int) and not isinstance(n, bool) and n >= 1 else 1
-        return n, None
+    n = int_or_none(get_path(report, "statistics", "n_pairs"))
+    if n is None or n < 1:
+        n = int_or_none(get_path(report, "protocol", "trials"))
+        return (n if n is not None and n >= 1 else 1), None
     sd = number(get_path(report, "statistics", "delta_e_pct", "sd"))
     return n, sd if sd is not None and sd >= 0 else None
 
@@ -199,7 +198,7 @@ def grade(report: object, curves: dict) -> Verdict:
     if key is None:
         return ungraded_verdict(code, reason, base, qualifiers)
     wanted = group.get("condition") or REFERENCE_CONDITION
-    mismatch = report_mismatch(report, precision, wanted)
+    mismatch = report_mismatch(report, found, precision, wanted)
     if mismatch:
         return ungraded_verdict(
             "QJ309",
