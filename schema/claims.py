@@ -37,11 +37,13 @@ def delta_window(q: float, f: float, dq: float, df: float) -> tuple[float, float
 def coarse_energy_problems(report: dict) -> list[Problem]:
     """QJ219 for an energy pair whose rounding leaves the ΔE% open by more than the limit."""
     results, found = obj(report, "results"), []
+    v2 = report.get("schema_version") == SCHEMA_V2
     for energy, baseline, delta in _TRIPLES:
         q, f = num(results, energy), num(results, baseline)
         if q is None or f is None or q <= 0 or f <= 0 or num(results, delta) is None:
             continue
-        low, high = delta_window(q, f, limits.half_unit(results[energy]), limits.half_unit(results[baseline]))
+        dq, df = (limits.written_half_unit(results[k], v2) for k in (energy, baseline))
+        low, high = delta_window(q, f, dq, df)
         if high - low > limits.MAX_DELTA_E_ROUNDING_PP:
             found.append(problem("QJ219",
                                  f"{energy} {results[energy]!r} and {baseline} {results[baseline]!r} "

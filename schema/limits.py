@@ -52,6 +52,24 @@ def half_unit(value) -> float:
     return 0.5 * 10.0**exponent
 
 
+# measure writes a v2 report's floats at this many significant figures (measure.core.report.round_floats),
+# so a v2 energy printed with fewer had trailing zeros: its precision is still this many figures.
+V2_SIGNIFICANT_DIGITS = 6
+
+
+def written_half_unit(value, v2: bool) -> float:
+    """The rounding `value` may carry as written: half a unit of its last printed place, and in a v2 report
+    never more than half a unit of its V2_SIGNIFICANT_DIGITS-th figure (5.50000 prints as 5.5)."""
+    printed = half_unit(value)
+    if not v2 or not printed or not value:
+        return printed
+    try:
+        top = Decimal(repr(value)).adjusted()
+    except (InvalidOperation, ValueError):
+        return printed
+    return min(printed, 0.5 * 10.0 ** (top - (V2_SIGNIFICANT_DIGITS - 1)))
+
+
 def intervals_meet(low_a: float, high_a: float, low_b: float, high_b: float, slack: float) -> bool:
     """True when the intervals [low_a, high_a] and [low_b, high_b] are at most `slack` apart."""
     return low_a <= high_b + slack and low_b <= high_a + slack

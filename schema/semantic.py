@@ -83,11 +83,15 @@ def source_problems(report: dict) -> list[Problem]:
     return []
 
 
-def _delta_e(results: dict, energy: str, baseline: str, delta: str, problems: list[Problem]) -> None:
+def _delta_e(
+    results: dict, energy: str, baseline: str, delta: str, problems: list[Problem], v2: bool
+) -> None:
     q, f, d = num(results, energy), num(results, baseline), num(results, delta)
     if q is None or f is None or d is None or f <= 0 or q <= 0:
         return
-    dq, df, dd = (limits.half_unit(results[k]) for k in (energy, baseline, delta))
+    # the energies at the precision they were written with (as QJ219 reads them), the stated dE% as printed
+    dq, df = (limits.written_half_unit(results[k], v2) for k in (energy, baseline))
+    dd = limits.half_unit(results[delta])
     low = ((q - dq) / (f + df) - 1) * 100
     high = ((q + dq) / max(f - df, 1e-300) - 1) * 100
     if not limits.intervals_meet(d - dd, d + dd, low, high, limits.DELTA_E_SLACK_PP):
@@ -100,9 +104,10 @@ def _delta_e(results: dict, energy: str, baseline: str, delta: str, problems: li
 def arithmetic_problems(report: dict) -> list[Problem]:
     """dE% vs energies, energy per token vs total / tokens, power x time and power / throughput vs energy."""
     results, found = obj(report, "results"), []
-    _delta_e(results, "energy_per_token_mj", "fp16_energy_per_token_mj", "vs_fp16_energy_pct", found)
+    v2 = report.get("schema_version") == SCHEMA_V2
+    _delta_e(results, "energy_per_token_mj", "fp16_energy_per_token_mj", "vs_fp16_energy_pct", found, v2)
     _delta_e(results, "dynamic_energy_per_token_mj", "fp16_dynamic_energy_per_token_mj",
-             "vs_fp16_dynamic_energy_pct", found)
+             "vs_fp16_dynamic_energy_pct", found, v2)
     per_token, total, tokens = (num(results, k) for k in ("energy_per_token_mj", "total_energy_joules",
                                                            "tokens_generated"))
     if per_token and total and tokens and per_token > 0 and total > 0 and tokens > 0:

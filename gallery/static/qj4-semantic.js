@@ -39,6 +39,14 @@
     }
     return 0.5 * Math.pow(10, exponent);
   }
+  /* limits.written_half_unit: in a v2 report never more than half a unit of the V2_SIGNIFICANT_DIGITS-th
+   * figure, the precision measure writes (5.50000 prints as 5.5). */
+  function writtenHalfUnit(rules, ctx, value, path, v2) {
+    var printed = halfUnit(ctx, value, path);
+    if (!v2 || !printed || !value) { return printed; }
+    var top = parseInt(value.toExponential().split('e')[1], 10);
+    return Math.min(printed, 0.5 * Math.pow(10, top - (rules.limits.V2_SIGNIFICANT_DIGITS - 1)));
+  }
   function intervalsMeet(la, ha, lb, hb, slack) { return la <= hb + slack && lb <= ha + slack; }
 
   /* schema.text.skeleton: NFKC, case folded, no combining marks or invisible/format characters,
@@ -95,13 +103,13 @@
     return [];
   }
 
-  function deltaE(rules, ctx, results, energy, baseline, delta, found) {
+  function deltaE(rules, ctx, results, energy, baseline, delta, found, v2) {
     var q = num(results, energy);
     var f = num(results, baseline);
     var d = num(results, delta);
     if (q === null || f === null || d === null || f <= 0 || q <= 0) { return; }
-    var dq = halfUnit(ctx, results[energy], '/results/' + energy);
-    var df = halfUnit(ctx, results[baseline], '/results/' + baseline);
+    var dq = writtenHalfUnit(rules, ctx, results[energy], '/results/' + energy, v2);
+    var df = writtenHalfUnit(rules, ctx, results[baseline], '/results/' + baseline, v2);
     var dd = halfUnit(ctx, results[delta], '/results/' + delta);
     var low = ((q - dq) / (f + df) - 1) * 100;
     var high = ((q + dq) / Math.max(f - df, 1e-300) - 1) * 100;
@@ -114,8 +122,9 @@
     var L = rules.limits;
     var results = obj(report, 'results');
     var found = [];
-    deltaE(rules, ctx, results, 'energy_per_token_mj', 'fp16_energy_per_token_mj', 'vs_fp16_energy_pct', found);
-    deltaE(rules, ctx, results, 'dynamic_energy_per_token_mj', 'fp16_dynamic_energy_per_token_mj', 'vs_fp16_dynamic_energy_pct', found);
+    var v2 = report.schema_version === rules.schema_v2;
+    deltaE(rules, ctx, results, 'energy_per_token_mj', 'fp16_energy_per_token_mj', 'vs_fp16_energy_pct', found, v2);
+    deltaE(rules, ctx, results, 'dynamic_energy_per_token_mj', 'fp16_dynamic_energy_per_token_mj', 'vs_fp16_dynamic_energy_pct', found, v2);
     var perToken = num(results, 'energy_per_token_mj');
     var total = num(results, 'total_energy_joules');
     var tokens = num(results, 'tokens_generated');
@@ -278,6 +287,7 @@
   QJ.cut = cut;
   QJ.deltaE = deltaE;
   QJ.halfUnit = halfUnit;
+  QJ.writtenHalfUnit = writtenHalfUnit;
   QJ.has = has;
   QJ.identityProblems = identityProblems;
   QJ.intervalsMeet = intervalsMeet;

@@ -5,7 +5,7 @@
 (function (root) {
   'use strict';
   var QJ = root.QJ = root.QJ || {};
-  var halfUnit = QJ.halfUnit;
+  var writtenHalfUnit = QJ.writtenHalfUnit;
   var num = QJ.num;
   var obj = QJ.obj;
   var problem = QJ.problem;
@@ -26,11 +26,12 @@
   function coarseEnergyProblems(rules, ctx, report) {
     var results = obj(report, 'results');
     var found = [];
+    var v2 = report.schema_version === rules.schema_v2;
     TRIPLES.forEach(function (t) {
       var q = num(results, t[0]);
       var f = num(results, t[1]);
       if (q === null || f === null || q <= 0 || f <= 0 || num(results, t[2]) === null) { return; }
-      var w = deltaWindow(q, f, halfUnit(ctx, results[t[0]], '/results/' + t[0]), halfUnit(ctx, results[t[1]], '/results/' + t[1]));
+      var w = deltaWindow(q, f, writtenHalfUnit(rules, ctx, results[t[0]], '/results/' + t[0], v2), writtenHalfUnit(rules, ctx, results[t[1]], '/results/' + t[1], v2));
       if (w[1] - w[0] > rules.limits.MAX_DELTA_E_ROUNDING_PP) {
         found.push(problem(rules, 'QJ219', '/results/' + t[2], t[0] + ' ' + pyRepr(results[t[0]]) + ' and ' + t[1] + ' ' + pyRepr(results[t[1]]) +
           ' allow ' + t[2] + ' anywhere from ' + pyFixed(w[0], 2) + ' % to ' + pyFixed(w[1], 2) + ' %; at most ' + pyG(rules.limits.MAX_DELTA_E_ROUNDING_PP) + ' pp of rounding is accepted'));

@@ -250,3 +250,21 @@ def test_a_legacy_measurement_without_evidence_is_refused_whatever_its_words():
         report = json.loads(edit(LEGACY, {"results.note": "a perfectly normal run", **changes}))
         assert code in codes(report), changes
     assert codes(json.loads(LEGACY)) == set()
+
+
+@pytest.mark.parametrize("seed", [840, 1884, 2454])
+def test_a_v2_energy_whose_trailing_zeros_print_short_keeps_its_written_precision(seed):
+    """measure writes 5.50000 mJ, which prints as 5.5: read as ±0.05 it left the dynamic dE% open by more
+    than QJ219 allows, so the bot refused a report measure itself wrote (these seeds did). Read at the six
+    figures measure writes, it is valid, and the same coarse figure still pins the stated dE% tightly."""
+    rng = random.Random(seed)
+    report = make_report(arch="hopper", model="Qwen2-1.5B", params_b=1.544,
+                         precision=rng.choice(["NF4", "INT8"]), delta_pct=rng.uniform(-30, 200), seed=seed,
+                         blocks=rng.choice([2, 3, 8, 30]), noise_pp=rng.choice([0.5, 5.0]))
+    results = report["results"]
+    short = [k for k in ("dynamic_energy_per_token_mj", "fp16_dynamic_energy_per_token_mj",
+                         "energy_per_token_mj", "fp16_energy_per_token_mj") if len(repr(results[k])) <= 4]
+    assert short, "the seed no longer yields a short-printed energy"
+    assert codes(report) == set()
+    results["vs_fp16_dynamic_energy_pct"] += 0.5  # within what "5.5" as ±0.05 would have allowed
+    assert "QJ203" in codes(report)
