@@ -77,8 +77,8 @@ def collect(folders: list[Path]) -> list[dict]:
             row = projection(report)
             if row is not None:
                 rows.append({"run": f"{folder.name}/{path.parent.name}", **row})
-    order = ("backend", "batch", "precision", "params_b", "run")
-    return sorted(rows, key=lambda r: tuple(str(r[k]) if k != "params_b" else r[k] for k in order))
+    order = lambda r: (r["backend"], r["batch"], r["precision"], r["params_b"] or 0.0, r["run"])  # noqa: E731
+    return sorted(rows, key=order)
 
 
 def table(rows: list[dict]) -> str:
