@@ -50,6 +50,18 @@ def _forge(
     )
 
 
+def _inputs(event_path, curves_path, forge_kind, repo, api_url, bot_login, repo_dir, outbox):
+    """The event payload, the forge and the curves an event command needs; a coded exit when one fails."""
+    from bot.pipeline import load_curves, read_json_file
+
+    try:
+        payload = read_json_file(event_path, "QJ513")
+        forge = _forge(forge_kind, repo, api_url, bot_login, repo_dir, outbox)
+        return payload, forge, load_curves(curves_path)
+    except BotError as err:
+        _fail(err)
+
+
 def _forge_options(fn):
     fn = click.option("--repo", help="OWNER/NAME on GitHub (default: $GITHUB_REPOSITORY).")(fn)
     fn = click.option(
@@ -118,14 +130,10 @@ def plan(
     When planning fails (the API keeps failing, or an error in the bot), the plan written records that
     failure instead (QJ518), so `apply` leaves the bot-error label and a comment: nothing is dropped."""
     from bot.forge import StepFailed
-    from bot.pipeline import failure_plan, load_curves, plan_event, read_json_file
+    from bot.pipeline import failure_plan, plan_event
 
-    try:
-        payload = read_json_file(event_path, "QJ513")
-        forge = _forge(forge_kind, repo, api_url, bot_login, repo_dir, outbox)
-        curves_data = load_curves(curves_path)
-    except BotError as err:
-        _fail(err)
+    payload, forge, curves_data = _inputs(event_path, curves_path, forge_kind, repo, api_url, bot_login,
+                                          repo_dir, outbox)
     try:
         result = plan_event(payload, event_name, repo_dir, curves_data, forge)
     except BotError as err:
@@ -227,15 +235,11 @@ def process(
 ) -> None:
     """Plan and apply one event in one go."""
     from bot.forge import StepFailed, apply_plan
-    from bot.pipeline import failure_plan, load_curves, read_json_file
+    from bot.pipeline import failure_plan
     from bot.pipeline import process as run_process
 
-    try:
-        payload = read_json_file(event_path, "QJ513")
-        forge = _forge(forge_kind, repo, api_url, bot_login, repo_dir, outbox)
-        curves_data = load_curves(curves_path)
-    except BotError as err:
-        _fail(err)
+    payload, forge, curves_data = _inputs(event_path, curves_path, forge_kind, repo, api_url, bot_login,
+                                          repo_dir, outbox)
     try:
         the_plan, result = run_process(payload, event_name, repo_dir, curves_data, forge)
     except BotError as err:
