@@ -5,18 +5,13 @@ import pytest
 from bot.forge import Retrier
 from bot.forge_github import GitHubForge
 from tests.support.fake_github import FakeGitHub
-from tests.support.session import base_gallery, curves_data
+from tests.support.session import base_gallery, curves_data, write_tree
 
 
 @pytest.fixture
 def checkout(tmp_path, base_gallery):
     """A base-branch checkout: the committed gallery, no records yet."""
-    root = tmp_path / "checkout"
-    for path, content in base_gallery.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_bytes(content)
-    (root / "replications").mkdir()
-    return root
+    return write_tree(tmp_path / "checkout", base_gallery)
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from bot.intake import read_event
 from bot.plan import PlanContext, build_plan
 from schema.records import read_records
 from tests.support.fake_github import Fault, rate_limit_fault
+from tests.support.session import write_tree
 from tests.support.webhooks import form_body, issues_event, schema_example
 
 NOW = 1_800_000_000.0
@@ -20,10 +21,7 @@ BODY = form_body(schema_example("v2-measured-nf4-hopper.json"))
 
 @pytest.fixture(scope="module")
 def plan(tmp_path_factory, base_gallery, curves_data):
-    root = tmp_path_factory.mktemp("checkout")
-    for path, content in base_gallery.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_bytes(content)
+    root = write_tree(tmp_path_factory.mktemp("checkout"), base_gallery, replications=False)
     payload = issues_event(number=1, body=BODY)
     payload["repository"]["full_name"] = "octo-org/quantjoule"
     records = read_records(root)[0]

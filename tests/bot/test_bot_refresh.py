@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 from bot.cli import main
 from bot.pipeline import process
+from tests.support.session import write_tree
 from tests.support.webhooks import form_body, issues_event, schema_example
 
 HOPPER = schema_example("v2-measured-nf4-hopper.json")
@@ -33,11 +34,7 @@ def _conflicts(state, branch: str) -> list[str]:
 
 
 def _checkout_of_main(state, root):
-    for path, content in state.files_at("main").items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_bytes(content)
-    (root / "replications").mkdir(exist_ok=True)
-    return root
+    return write_tree(root, state.files_at("main"))
 
 
 def test_refresh_rebuilds_open_prs_on_the_merged_main(

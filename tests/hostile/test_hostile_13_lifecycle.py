@@ -23,6 +23,7 @@ from tests.support.fake_github import FakeGitHub, Fault
 from tests.support.hostile.corpus import raw
 from tests.support.hostile.corpus_13 import HOPPER, LEGACY, plain
 from tests.support.hostile.harness import git, github_forge, make_repo, seed_fake
+from tests.support.session import write_tree
 from tests.support.webhooks import comment_event, form_body, issues_event, schema_example
 
 VOLTA = schema_example("v2-volta-no-curve-int8.json")
@@ -33,12 +34,7 @@ NO_SLEEP = Retrier(sleep=lambda s: None)
 @pytest.fixture
 def checkout(tmp_path, base_gallery):
     """A base-branch checkout of this test's own (some tests merge into it)."""
-    root = tmp_path / "checkout"
-    for path, content in base_gallery.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_bytes(content)
-    (root / "replications").mkdir()
-    return root
+    return write_tree(tmp_path / "checkout", base_gallery)
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from pathlib import Path
 from bot.forge import Retrier
 from bot.pipeline import process
 from gallery.markdown import SITE_URL
+from tests.support.session import write_tree
 from tests.support.webhooks import issues_event
 
 REPO_HTML = "https://github.com/octo-org/quantjoule"
@@ -30,9 +31,7 @@ def git(repo: Path, *args: str) -> str:
 
 def make_repo(root: Path, base_gallery: dict[str, bytes]) -> Path:
     """A git repository on `main` holding the base gallery, an empty replications/ and the bait files."""
-    for path, content in {**base_gallery, **BAIT, "replications/.gitkeep": b""}.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_bytes(content)
+    write_tree(root, {**base_gallery, **BAIT, "replications/.gitkeep": b""})
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
     git(root, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "base")
