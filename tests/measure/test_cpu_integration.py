@@ -25,27 +25,31 @@ pytestmark = pytest.mark.slow
 TRACE = [(0.0, 124.0), (0.25, 133.0), (0.5, 124.0)]
 
 
-@pytest.fixture(scope="module")
-def run_dir(tmp_path_factory):
+def _execute(tmp_path_factory, name: str, width: int, **options):
+    """`measure run` on the real CPU stack (a tiny random-init model); fake power at the NVML seam."""
     from measure.gpu.workload import Workload
 
-    out = tmp_path_factory.mktemp("run")
+    out = tmp_path_factory.mktemp(name)
     cache = tmp_path_factory.mktemp("cache")
     epoch = time.monotonic()
-    src = FakePowerSource(TRACE, epoch_s=epoch, name="NVIDIA H200")
     env = Env(
-        src,
+        FakePowerSource(TRACE, epoch_s=epoch, name="NVIDIA H200"),
         ProcessSampler(functools.partial(open_fake, TRACE, epoch), 100.0),
         lambda spec, backend, dev, **k: Workload(spec, backend, dev, cache_dir=cache, **k),
         device="cpu",
     )
+    opts = RunOptions(synthetic="tiny-llama", precisions=("NF4", "INT8"), out_dir=out, argv=["run"],
+                      **options)
     buf = io.StringIO()
+    code = execute(opts, env=env, console=Console(file=buf, width=width))
+    return out, code, buf.getvalue()
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
     cfg = ProtocolConfig(tokens=48, block_tokens=24, trials=3, duration_s=None, warmup_runs=1,
                          direct_check_runs=1)
-    opts = RunOptions(synthetic="tiny-llama", precisions=("NF4", "INT8"), out_dir=out, argv=["run"],
-                      protocol=cfg)
-    code = execute(opts, env=env, console=Console(file=buf, width=160))
-    return out, code, buf.getvalue()
+    return _execute(tmp_path_factory, "run", 160, protocol=cfg)
 
 
 def test_run_completes_with_progress_and_summary(run_dir):
@@ -143,25 +147,9 @@ def _sampler_gaps(raw_path) -> str:
 @pytest.fixture(scope="module")
 def static_batch_dir(tmp_path_factory):
     """The static backend at batch 2 with the capturable INT8 (no outlier decomposition), real stack."""
-    from measure.gpu.workload import Workload
-
-    out = tmp_path_factory.mktemp("static-batch")
-    cache = tmp_path_factory.mktemp("cache")
-    epoch = time.monotonic()
-    src = FakePowerSource(TRACE, epoch_s=epoch, name="NVIDIA H200")
-    env = Env(
-        src,
-        ProcessSampler(functools.partial(open_fake, TRACE, epoch), 100.0),
-        lambda spec, backend, dev, **k: Workload(spec, backend, dev, cache_dir=cache, **k),
-        device="cpu",
-    )
-    buf = io.StringIO()
     cfg = ProtocolConfig(tokens=12, block_tokens=12, trials=2, duration_s=None, warmup_runs=1, window_reps=2,
                          batch_size=2)
-    opts = RunOptions(synthetic="tiny-llama", precisions=("NF4", "INT8"), backend="static", out_dir=out,
-                      argv=["run"], int8_threshold=0.0, protocol=cfg)
-    code = execute(opts, env=env, console=Console(file=buf, width=200))
-    return out, code, buf.getvalue()
+    return _execute(tmp_path_factory, "static-batch", 200, backend="static", int8_threshold=0.0, protocol=cfg)
 
 
 def test_static_batched_run_with_threshold_0_int8(static_batch_dir):
@@ -210,24 +198,8 @@ def test_random_init_int8_report_states_its_measured_outlier_fraction(run_dir):
 
 @pytest.fixture(scope="module")
 def planted_dir(tmp_path_factory):
-    from measure.gpu.workload import Workload
-
-    out = tmp_path_factory.mktemp("planted")
-    cache = tmp_path_factory.mktemp("cache")
-    epoch = time.monotonic()
-    src = FakePowerSource(TRACE, epoch_s=epoch, name="NVIDIA H200")
-    env = Env(
-        src,
-        ProcessSampler(functools.partial(open_fake, TRACE, epoch), 100.0),
-        lambda spec, backend, dev, **k: Workload(spec, backend, dev, cache_dir=cache, **k),
-        device="cpu",
-    )
     cfg = ProtocolConfig(tokens=8, block_tokens=8, trials=2, duration_s=None, warmup_runs=1)
-    opts = RunOptions(synthetic="tiny-llama", precisions=("NF4", "INT8"), out_dir=out, argv=["run"],
-                      outlier_dims=4, outlier_scale=20.0, protocol=cfg)
-    buf = io.StringIO()
-    code = execute(opts, env=env, console=Console(file=buf, width=200))
-    return out, code, buf.getvalue()
+    return _execute(tmp_path_factory, "planted", 200, outlier_dims=4, outlier_scale=20.0, protocol=cfg)
 
 
 def test_a_planted_run_records_the_plant_and_replays(planted_dir, tmp_path):
