@@ -5,9 +5,10 @@ A batch plot exists for an (arch, precision) whose replications span more than o
 than one backend; its two panels are always eager | static, so the backends read side by side. Only whole
 256-token generations are drawn, so that every point is the same quantity (the graded one) and only the
 condition moves; shorter ones are counted under the figure. A series is one model (and, for INT8, one
-outlier threshold: 0 is not LLM.int8()), coloured in a fixed order; every point carries its 95 % CI and
-its n (paired blocks), and the line joins the mean of a series' runs at each batch size. Colour
-says which model, never which verdict: a batch > 1 point has no reference curve, and each point's
+outlier threshold: 0 is not LLM.int8()), coloured in a fixed order, in a column of its own at each batch
+(its repeat runs spread inside it); every point carries its 95 % CI, one upright label per series and
+batch lists its runs' n (paired blocks), and the line joins the mean of a series' runs at each batch
+size. Colour says which model, never which verdict: a batch > 1 point has no reference curve, and each point's
 verdict stays on its page and in the table.
 """
 
@@ -22,13 +23,17 @@ from matplotlib.lines import Line2D
 from gallery.draw import render_with
 from gallery.plots import DPI, whole_generations
 
-RENDER_VERSION = "batch/2"
+RENDER_VERSION = "batch/3"
 BACKENDS = ("eager", "static")
 PANEL_TITLES = {"eager": "eager (plain generate)", "static": "static (CUDA-graph replay)"}
 # Okabe-Ito, then black: told apart under the common colour-vision deficiencies
 SERIES_COLOURS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#000000")
 SERIES_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 FIG_SIZE_IN = (10.0, 5.4)
+SERIES_SPAN_OCTAVES = 0.75  # the series of one batch share at most this much of the log2 x axis
+SERIES_STEP_OCTAVES = 0.12  # and stand at most this far apart
+RUN_STEP_OCTAVES = 0.035  # runs of one series at one batch, inside its column
+LABEL_ROOM = 0.16  # the y range's margin under its lowest point, as a share of the points' span
 _LABEL_CHARS = re.compile(r"[^A-Za-z0-9 ._+()-]+")
 
 
@@ -111,8 +116,9 @@ def _y_range(spec: dict) -> list[float]:
             for p in pts:
                 ys.extend(v for v in (p[1], p[2], p[3]) if v is not None)
     lo, hi = min(ys), max(ys)
-    pad = max((hi - lo) * 0.08, 5.0)
-    return [_r(math.floor((lo - pad) / 5) * 5), _r(math.ceil((hi + pad) / 5) * 5)]
+    # room under the lowest interval for its upright n label (about 9 % of the panel's height)
+    return [_r(math.floor((lo - max((hi - lo) * LABEL_ROOM, 5.0)) / 5) * 5),
+            _r(math.ceil((hi + max((hi - lo) * 0.08, 5.0)) / 5) * 5)]
 
 
 def _means(points: list[list]) -> list[tuple[int, float]]:
@@ -123,9 +129,35 @@ def _means(points: list[list]) -> list[tuple[int, float]]:
     return [(b, sum(v) / len(v)) for b, v in sorted(by_batch.items())]
 
 
-def _offset(index: int, count: int) -> float:
-    """A small fixed multiplicative x offset per series, so points of one batch do not hide each other."""
-    return 2.0 ** (0.09 * (index - (count - 1) / 2)) if count > 1 else 1.0
+def _offset(index: int, count: int, step: float) -> float:
+    """A fixed multiplicative x offset, `step` octaves apart, so points at one batch stay apart."""
+    return 2.0 ** (step * (index - (count - 1) / 2)) if count > 1 else 1.0
+
+
+def _placed(pts: list[list], series_x: float) -> list[float]:
+    """Each run's x: the series' own column, with the runs at one batch spread a little inside it, so a
+    wide interval does not hide a narrow one drawn at the same place."""
+    counts: dict[int, int] = {}
+    for p in pts:
+        counts[p[0]] = counts.get(p[0], 0) + 1
+    xs, done = [], {}
+    for p in pts:
+        j = done.get(p[0], 0)
+        done[p[0]] = j + 1
+        xs.append(p[0] * series_x * _offset(j, counts[p[0]], RUN_STEP_OCTAVES))
+    return xs
+
+
+def _n_labels(pts: list[list]) -> list[tuple[int, str, float, float]]:
+    """One label per batch of a series: (batch, "n=4,4" over its runs, lowest and highest point drawn)."""
+    out = []
+    for batch in sorted({p[0] for p in pts}):
+        runs = [p for p in pts if p[0] == batch]
+        text = "n=" + ",".join(str(p[4]) if p[4] is not None else "?" for p in runs)
+        lows = [p[2] if p[2] is not None else p[1] for p in runs]
+        highs = [p[3] if p[3] is not None else p[1] for p in runs]
+        out.append((batch, text, min(lows), max(highs)))
+    return out
 
 
 def _draw(spec: dict) -> Figure:
@@ -133,6 +165,7 @@ def _draw(spec: dict) -> Figure:
     fig.patch.set_facecolor("white")
     axes = [fig.add_axes(rect) for rect in ((0.075, 0.25, 0.43, 0.65), (0.545, 0.25, 0.43, 0.65))]
     count = len(spec["series"])
+    step = min(SERIES_STEP_OCTAVES, SERIES_SPAN_OCTAVES / max(count, 1))
     for ax, backend in zip(axes, BACKENDS, strict=True):
         ax.set_xscale("log", base=2)
         ax.set_xlim(*spec["x_range"])
@@ -149,19 +182,22 @@ def _draw(spec: dict) -> Figure:
             if not pts:
                 continue
             drawn += len(pts)
-            xs = [p[0] * _offset(index, count) for p in pts]
+            series_x = _offset(index, count, step)
+            xs = _placed(pts, series_x)
             with_ci = [(x, p) for x, p in zip(xs, pts, strict=True) if p[2] is not None and p[3] is not None]
             if with_ci:
                 ax.vlines([x for x, _ in with_ci], [p[2] for _, p in with_ci], [p[3] for _, p in with_ci],
                           colors=s["colour"], linewidths=1.1, zorder=3)
             means = _means(pts)
-            ax.plot([b * _offset(index, count) for b, _ in means], [m for _, m in means], color=s["colour"],
+            ax.plot([b * series_x for b, _ in means], [m for _, m in means], color=s["colour"],
                     linewidth=0.9, alpha=0.6, zorder=3)
             ax.scatter(xs, [p[1] for p in pts], marker=s["marker"], s=34, facecolors=s["colour"],
                        edgecolors="white", linewidths=0.6, zorder=4)
-            for x, p in zip(xs, pts, strict=True):
-                ax.annotate(f"n={p[4]}" if p[4] is not None else "n=?", (x, p[1]), xytext=(4, -9),
-                            textcoords="offset points", fontsize=6.5, color="#444444", zorder=5)
+            # n upright in the series' own column, under its lowest interval end (the y range leaves room
+            # for it): one label per batch, so the labels of neighbouring series do not overprint
+            for batch, text, low, _high in _n_labels(pts):
+                ax.annotate(text, (batch * series_x, low), xytext=(0, -3), textcoords="offset points",
+                            rotation=90, ha="center", va="top", fontsize=6.5, color="#444444", zorder=5)
         if not drawn:
             ax.text(0.5, 0.5, f"no {backend} replications yet", transform=ax.transAxes, ha="center",
                     va="center", fontsize=8.5, color="#777777")

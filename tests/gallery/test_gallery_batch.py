@@ -228,3 +228,26 @@ def test_a_batch_replications_page_shows_it_against_batch_not_ringed_on_the_size
     row = next(r for r in model.rows if r["issue"] == 651)
     page = page_bytes(row, short, model, curves).decode()
     assert "<circle" not in page and "it measured 32-token generations" in page
+
+
+def test_repeat_runs_at_one_batch_stand_apart_and_share_one_n_label():
+    # [batch, ΔE%, CI low, CI high, n]: two runs of a model at batch 1 (one wide, one narrow), one at 8
+    pts = [[1, 23.3, -16.0, 70.0, 4], [1, 11.2, -6.3, 28.7, 5], [8, 40.0, None, None, None]]
+    xs = batch._placed(pts, series_x=1.0)
+    assert xs[0] != xs[1] and xs[0] < 1.0 < xs[1] and xs[2] == 8.0  # the narrow one is not hidden
+    assert batch._n_labels(pts) == [(1, "n=4,5", -16.0, 70.0), (8, "n=?", 40.0, 40.0)]
+    # five series at a batch take their own columns, narrower than the octave between batch 4 and 8
+    step = min(batch.SERIES_STEP_OCTAVES, batch.SERIES_SPAN_OCTAVES / 5)
+    cols = [batch._offset(i, 5, step) for i in range(5)]
+    assert cols == sorted(cols) and len(set(cols)) == 5 and cols[-1] / cols[0] < 2.0
+
+
+def test_the_y_range_leaves_room_under_the_lowest_interval_for_its_label(specs):
+    _rows, found = specs
+    for spec in found.values():
+        lows = [p[2] if p[2] is not None else p[1]
+                for s in spec["series"] for pts in s["points"].values() for p in pts]
+        highs = [p[3] if p[3] is not None else p[1]
+                 for s in spec["series"] for pts in s["points"].values() for p in pts]
+        span = max(highs + [0.0]) - min(lows + [0.0])
+        assert min(lows) - spec["y_range"][0] >= batch.LABEL_ROOM * span
