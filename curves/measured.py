@@ -146,12 +146,18 @@ def build_csv(
     return buf.getvalue(), sorted(skipped)
 
 
+# the project's own measured source: its reports, its label and the anchor file it writes (checkout paths)
+DEFAULT_REPORTS = "measurements/hopper-campaign"
+DEFAULT_SOURCE = "quantjoule-hopper"
+DEFAULT_OUT = "reference/anchors-quantjoule-hopper.csv"
+
+
 @click.command()
-@click.option("--reports", "folder", default="measurements/hopper-campaign", show_default=True,
+@click.option("--reports", "folder", default=DEFAULT_REPORTS, show_default=True,
               type=click.Path(file_okay=False, path_type=Path), help="Folder of measured reports.")
 @click.option("--pattern", default="*/energy*.json", show_default=True, help="Reports under --reports.")
-@click.option("--source", default="quantjoule-hopper", show_default=True, help="Source label of the rows.")
-@click.option("--out", "out_path", default="reference/anchors-quantjoule-hopper.csv", show_default=True,
+@click.option("--source", default=DEFAULT_SOURCE, show_default=True, help="Source label of the rows.")
+@click.option("--out", "out_path", default=DEFAULT_OUT, show_default=True,
               type=click.Path(dir_okay=False, path_type=Path), help="CSV to write.")
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 when --out is not current.")
 def main(folder: Path, pattern: str, source: str, out_path: Path, check_only: bool) -> None:
@@ -159,7 +165,13 @@ def main(folder: Path, pattern: str, source: str, out_path: Path, check_only: bo
     if not folder.is_dir():
         click.echo(f"QJ312 error: no report folder {folder}\n  hint: pass --reports PATH", err=True)
         sys.exit(2)
-    text, skipped = build_csv(folder, source, pattern=pattern)
+    try:  # the report paths in the rows are relative to the checkout it runs in, as --reports and --out are
+        text, skipped = build_csv(folder, source, root=Path.cwd(), pattern=pattern)
+    except ValueError:
+        click.echo(f"QJ312 error: {folder} is outside this folder ({Path.cwd()}), so its reports have no "
+                   "path in the checkout\n  hint: run python -m curves.measured from the checkout's root",
+                   err=True)
+        sys.exit(2)
     for rel, why in skipped:
         click.echo(f"skipped {rel}: {why}")
     if check_only:
