@@ -56,6 +56,10 @@ def test_check_flag_and_a_missing_folder(tmp_path):
     assert bad.exit_code == 1 and "QJ311" in bad.output
     gone = runner.invoke(main, ["--reports", str(tmp_path / "nope")])
     assert gone.exit_code == 2 and "QJ312" in gone.output and "hint" in gone.output
+    with runner.isolated_filesystem(temp_dir=tmp_path):  # reports outside the folder it runs in
+        away = runner.invoke(main, ["--reports", str(CAMPAIGN), "--check"])
+    assert away.exit_code == 2 and "QJ312" in away.output and "checkout's root" in away.output
+    assert away.exception is None or isinstance(away.exception, SystemExit)
 
 
 def test_hopper_curves_are_its_own_flat_where_no_trend_shows_and_weighed_by_the_between_run_term(fitted):
