@@ -280,10 +280,12 @@ def demo(out, source) -> None:
 
 def _register() -> None:
     from bot.grade_cli import grade
+    from bot.refit import main as refit
     from curves.cli import fit
 
     main.add_command(fit)
     main.add_command(grade)
+    main.add_command(refit)
 
 
 _register()

@@ -1,4 +1,4 @@
-"""`python -m curves.refresh`: after new measured runs land, bring every derived file up to date in order
+"""`python -m bot refit`: after new measured runs land, bring every derived file up to date in order
 (anchor rows, curves.json, the curves table in curves/README.md, the gallery), or with --check say which
 one is stale. Each step is the same code as its own command (`curves.measured`, `bot fit`,
 `curves.table`, `gallery build`), on the files of the checkout at --root."""
@@ -60,13 +60,13 @@ def table_step(root: Path, check_only: bool) -> tuple[bool, str]:
 
 
 def gallery_step(root: Path, check_only: bool) -> tuple[bool, str]:
-    from gallery.builder import build
+    from gallery import build
 
     build(root)
     return True, "gallery rebuilt"
 
 
-def refresh(root: Path, check_only: bool, gallery: bool = True) -> list[tuple[str, bool, str]]:
+def refit(root: Path, check_only: bool, gallery: bool = True) -> list[tuple[str, bool, str]]:
     """Each step's (name, ok, what it found), in order; a stale or failed step stops the ones after it,
     which would read it. The gallery is rebuilt, never checked here (its own tests compare a fresh build)."""
     from curves.codes import CurvesError
@@ -86,7 +86,7 @@ def refresh(root: Path, check_only: bool, gallery: bool = True) -> list[tuple[st
     return results
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command("refit", context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
               show_default=True, help="The checkout (holding measurements/, reference/ and curves/).")
 @click.option("--check", "check_only", is_flag=True,
@@ -94,12 +94,8 @@ def refresh(root: Path, check_only: bool, gallery: bool = True) -> list[tuple[st
 @click.option("--no-gallery", is_flag=True, help="Leave the gallery as it is.")
 def main(root: Path, check_only: bool, no_gallery: bool) -> None:
     """Anchor rows from measurements/, refit curves.json, the curves table, then the gallery."""
-    results = refresh(root, check_only, gallery=not no_gallery)
+    results = refit(root, check_only, gallery=not no_gallery)
     for name, ok, said in results:
         click.echo(f"{'ok ' if ok else 'NO '} {name}: {said}")
     if not all(ok for _, ok, _ in results):
         sys.exit(1)
-
-
-if __name__ == "__main__":
-    main()

@@ -1,4 +1,4 @@
-"""`python -m curves.refresh` on a copy of the checkout's measured reports and reference files: current
+"""`python -m bot refit` on a copy of the checkout's measured reports and reference files: current
 on the committed state, and each stale file is named (and, without --check, rewritten)."""
 
 import shutil
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from curves.refresh import TABLE_HEAD, refresh, rows_step, table_step
+from bot.refit import TABLE_HEAD, refit, rows_step, table_step
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -31,7 +31,7 @@ def _said(results: list) -> list:
 
 
 def test_the_committed_files_are_current(copy):
-    done = subprocess.run([sys.executable, "-m", "curves.refresh", "--check", "--root", str(copy)],
+    done = subprocess.run([sys.executable, "-m", "bot", "refit", "--check", "--root", str(copy)],
                           capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert done.returncode == 0 and done.stdout.count("ok ") == 3, done.stdout + done.stderr
 
@@ -48,13 +48,13 @@ def test_a_stale_table_is_named_then_rewritten(copy):
     assert TABLE_HEAD in text
 
 
-def test_a_new_run_makes_the_rows_stale_and_the_refresh_refits(copy):
+def test_a_new_run_makes_the_rows_stale_and_the_refit_rewrites_them(copy):
     # one run fewer: what the rows and the fit look like before that run landed
     run = copy / "measurements" / "hopper-campaign" / "qwen2-7b-d2-nf4"
     shutil.rmtree(run)
-    results = refresh(copy, check_only=True)
+    results = refit(copy, check_only=True)
     assert _said(results) == [("anchor rows", False)]  # a failing step stops the ones after it
-    results = refresh(copy, check_only=False, gallery=False)
+    results = refit(copy, check_only=False, gallery=False)
     assert [ok for _, ok, _ in results] == [True, True, True]
     assert "rewritten" in results[-1][2]  # the 7.6 B NF4 eager row now counts one run fewer
     fresh = (copy / "reference" / "curves.json").read_bytes()
