@@ -15,7 +15,6 @@ many). Raw records are read because a report sums each arm's two generations of 
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
 import math
@@ -87,21 +86,23 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def footer(rows: list[dict]) -> str:
+    """The pooled ratio per quantized arm, with its degrees of freedom."""
+    lines = []
+    for arm in sorted({r["arm"] for r in rows}):
+        mine = [r for r in rows if r["arm"] == arm]
+        ratio = pooled_ratio(mine)
+        if ratio is not None:
+            dof = sum(r["blocks"] - 1 for r in mine if r["predicted_sd_pct"] > 0)
+            lines.append(f"{arm}: paired sd seen / predicted from per-generation jitter = {ratio:.2f} "
+                         f"({dof} dof)")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("folders", nargs="+", type=Path, help="measurement folders holding one run per folder")
-    ap.add_argument("--json", action="store_true", help="print the rows as JSON")
-    args = ap.parse_args(argv)
-    rows = collect(args.folders)
-    print(json.dumps(rows, indent=1) if args.json else table(rows))
-    if not args.json:
-        for arm in sorted({r["arm"] for r in rows}):
-            ratio = pooled_ratio([r for r in rows if r["arm"] == arm])
-            if ratio is not None:
-                dof = sum(r["blocks"] - 1 for r in rows if r["arm"] == arm and r["predicted_sd_pct"] > 0)
-                print(f"{arm}: paired sd seen / predicted from per-generation jitter = {ratio:.2f} "
-                      f"({dof} dof)")
-    return 0
+    from benchmarks.folder_table import run
+
+    return run(__doc__.split("\n\n")[0], argv, collect, table, footer)
 
 
 if __name__ == "__main__":

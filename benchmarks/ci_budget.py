@@ -12,7 +12,6 @@ this is a lower bound of the call time). s from four or five blocks is itself un
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 from pathlib import Path
@@ -97,13 +96,9 @@ def table(rows: list[dict]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("folders", nargs="+", type=Path, help="measurement folders holding one run per folder")
-    ap.add_argument("--json", action="store_true", help="print the rows as JSON")
-    args = ap.parse_args(argv)
-    rows = collect(args.folders)
-    print(json.dumps(rows, indent=1) if args.json else table(rows))
-    return 0
+    from benchmarks.folder_table import run
+
+    return run(__doc__.split("\n\n")[0], argv, collect, table)
 
 
 if __name__ == "__main__":
