@@ -15,11 +15,11 @@ many). Raw records are read because a report sums each arm's two generations of 
 
 from __future__ import annotations
 
-import gzip
-import json
 import math
 import statistics as st
 from pathlib import Path
+
+from measure.core.record import RAW_NAME, read
 
 MIN_BLOCKS = 4  # below this an sd says little
 
@@ -57,10 +57,8 @@ def collect(folders: list[Path]) -> list[dict]:
     """One row per run and quantized arm whose blocks hold two whole generations of each arm."""
     rows = []
     for folder in folders:
-        for path in sorted(folder.glob("*/energy-raw.json.gz")):
-            with gzip.open(path, "rt", encoding="utf-8") as fh:
-                outcome = json.load(fh)["outcome"]
-            blocks = outcome.get("blocks") or []
+        for path in sorted(folder.glob(f"*/{RAW_NAME}")):
+            blocks = read(path).get("outcome", {}).get("blocks") or []
             arms = sorted({a for b in blocks for a in b["order"] if a != "FP16"})
             for arm in arms:
                 row = arm_noise(blocks, arm)
@@ -69,13 +67,14 @@ def collect(folders: list[Path]) -> list[dict]:
     return rows
 
 
-def pooled_ratio(rows: list[dict]) -> float | None:
+def pooled_ratio(rows: list[dict]) -> tuple[float, int] | None:
     """Paired scatter seen over the scatter per-generation jitter predicts, pooled over runs (each weighted
-    by its blocks - 1 degrees of freedom); rows with no jitter at all (CUDA graphs) are left out."""
+    by its blocks - 1 degrees of freedom), and those degrees of freedom; rows with no jitter at all (CUDA
+    graphs) are left out."""
     rows = [r for r in rows if r["predicted_sd_pct"] > 0]
     seen = sum((r["blocks"] - 1) * r["paired_sd_pct"] ** 2 for r in rows)
     predicted = sum((r["blocks"] - 1) * r["predicted_sd_pct"] ** 2 for r in rows)
-    return math.sqrt(seen / predicted) if predicted else None
+    return (math.sqrt(seen / predicted), sum(r["blocks"] - 1 for r in rows)) if predicted else None
 
 
 def table(rows: list[dict]) -> str:
@@ -90,10 +89,9 @@ def footer(rows: list[dict]) -> str:
     """The pooled ratio per quantized arm, with its degrees of freedom."""
     lines = []
     for arm in sorted({r["arm"] for r in rows}):
-        mine = [r for r in rows if r["arm"] == arm]
-        ratio = pooled_ratio(mine)
-        if ratio is not None:
-            dof = sum(r["blocks"] - 1 for r in mine if r["predicted_sd_pct"] > 0)
+        pooled = pooled_ratio([r for r in rows if r["arm"] == arm])
+        if pooled is not None:
+            ratio, dof = pooled
             lines.append(f"{arm}: paired sd seen / predicted from per-generation jitter = {ratio:.2f} "
                          f"({dof} dof)")
     return "\n".join(lines)
