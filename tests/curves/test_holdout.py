@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from curves.holdout import leave_one_run_out, shifted, summarise
+import math
+
+from scipy.stats import t
+
+from curves.holdout import at_half_width, leave_one_run_out, shifted, summarise
 from tests.curves.helpers import v2_report
 
 
@@ -39,3 +43,22 @@ def test_shifted_moves_only_the_summary():
     r = v2_report(obs=10.0)
     assert shifted(r, 5)["results"]["vs_fp16_energy_pct"] == 15.0
     assert r["results"]["vs_fp16_energy_pct"] == 10.0
+
+
+def test_at_half_width_implies_the_interval_it_names():
+    r = v2_report(obs=30.0, n_pairs=6, sd=12.0)
+    tight = at_half_width(r, 3.0)
+    sd = tight["statistics"]["delta_e_pct"]["sd"]
+    assert math.isclose(float(t.ppf(0.975, 5)) * sd / math.sqrt(6), 3.0)
+    assert r["statistics"]["delta_e_pct"]["sd"] == 12.0
+
+
+def test_a_wide_run_would_detect_less_than_the_same_run_at_the_target():
+    rows, reports = _runs([(0.5, 30.0), (0.5, 31.0), (1.5, 29.5), (1.5, 30.5), (3.0, 30.2), (3.0, 29.8)])
+    wide = rows[0]["report"]
+    reports[wide]["statistics"]["delta_e_pct"]["sd"] = 40.0
+    results = leave_one_run_out([], rows, reports, target=lambda de: max(3.0, 0.05 * abs(de)))
+    held = results[0]
+    assert held["mdd_at_target_pp"] < held["mdd_pp"] - 10
+    assert summarise(results)["NF4"]["max_mdd_at_target_pp"] < summarise(results)["NF4"]["max_mdd_pp"]
+    assert all(r["mdd_at_target_pp"] is None for r in leave_one_run_out([], rows, reports))
