@@ -32,11 +32,14 @@ def shifted(report: dict, by_pp: float) -> dict:
     return out
 
 
-def at_half_width(report: dict, half_width_pp: float) -> dict:
+def at_half_width(report: dict, half_width_pp: float) -> dict | None:
     """The report as if its n paired blocks had given a 95 % t interval of ±`half_width_pp` (the per-pair
-    sd that interval implies; its ΔE% and n untouched). Needs n ≥ 2 pairs."""
+    sd that interval implies; its ΔE% and n untouched), or None for a report without n ≥ 2 paired blocks."""
+    stats = report.get("statistics") or {}
+    n = stats.get("n_pairs")
+    if not (isinstance(n, int) and n >= 2 and isinstance(stats.get("delta_e_pct"), dict)):
+        return None
     out = copy.deepcopy(report)
-    n = int(out["statistics"]["n_pairs"])
     out["statistics"]["delta_e_pct"]["sd"] = half_width_pp * math.sqrt(n) / float(t.ppf(0.975, n - 1))
     return out
 
@@ -56,12 +59,9 @@ def leave_one_run_out(published: list[dict], runs: list[dict], reports: dict[str
         goal = GOAL_PP.get(str(row["precision"]).upper(), 10.0)
         moved = [grade(shifted(report, s * goal), curves) for s in (1, -1)]
         tight = None
-        stats = report.get("statistics") or {}
-        n = stats.get("n_pairs")
-        if target is not None and isinstance(n, int) and n >= 2 and isinstance(stats.get("delta_e_pct"),
-                                                                                dict):
-            obs = report["results"]["vs_fp16_energy_pct"]
-            tight = grade(at_half_width(report, target(obs)), curves).min_detectable_pp
+        if target is not None:
+            at_target = at_half_width(report, target(report["results"]["vs_fp16_energy_pct"]))
+            tight = None if at_target is None else grade(at_target, curves).min_detectable_pp
         out.append({
             "report": row["report"], "precision": row["precision"], "params_b": float(row["params_b"]),
             "label": v.label, "z": v.z, "reason": v.reason, "mdd_pp": v.min_detectable_pp, "goal_pp": goal,

@@ -7,6 +7,7 @@ import math
 from scipy.stats import t
 
 from curves.holdout import at_half_width, leave_one_run_out, shifted, summarise
+from measure.core.stats import target_half_width_pp
 from tests.curves.helpers import v2_report
 
 
@@ -51,13 +52,14 @@ def test_at_half_width_implies_the_interval_it_names():
     sd = tight["statistics"]["delta_e_pct"]["sd"]
     assert math.isclose(float(t.ppf(0.975, 5)) * sd / math.sqrt(6), 3.0)
     assert r["statistics"]["delta_e_pct"]["sd"] == 12.0
+    assert at_half_width(v2_report(obs=30.0, n_pairs=1, sd=None), 3.0) is None
 
 
 def test_a_wide_run_would_detect_less_than_the_same_run_at_the_target():
     rows, reports = _runs([(0.5, 30.0), (0.5, 31.0), (1.5, 29.5), (1.5, 30.5), (3.0, 30.2), (3.0, 29.8)])
     wide = rows[0]["report"]
     reports[wide]["statistics"]["delta_e_pct"]["sd"] = 40.0
-    results = leave_one_run_out([], rows, reports, target=lambda de: max(3.0, 0.05 * abs(de)))
+    results = leave_one_run_out([], rows, reports, target=target_half_width_pp)
     held = results[0]
     assert held["mdd_at_target_pp"] < held["mdd_pp"] - 10
     assert summarise(results)["NF4"]["max_mdd_at_target_pp"] < summarise(results)["NF4"]["max_mdd_pp"]
