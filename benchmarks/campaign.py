@@ -65,11 +65,22 @@ def _capture(argv: list[str]) -> str:
         return f"{argv[0]}: {exc}\n"
 
 
+def _proc(name: str) -> str:
+    try:
+        return Path(name).read_text()
+    except OSError as exc:
+        return f"{name}: {exc}\n"
+
+
 def context(path: Path) -> None:
-    """Host CPU and the card's power, clock and persistence state, as the tools print them."""
+    """Host CPU and the card's power, clock and persistence state, as the tools print them, and the host's
+    CPU time counters, so that before and after tell how much of the cell's CPU time the hypervisor took
+    (steal) and how busy the host was (benchmarks.host_load reads them)."""
     parts = [
         "$ lscpu", _capture(["lscpu"]),
         "$ nproc", _capture(["nproc"]),
+        "$ head -1 /proc/stat", _proc("/proc/stat").split("\n", 1)[0] + "\n",
+        "$ cat /proc/loadavg", _proc("/proc/loadavg"),
         "$ nvidia-smi -q -d POWER,CLOCK,PERFORMANCE",
         _capture(["nvidia-smi", "-q", "-d", "POWER,CLOCK,PERFORMANCE"]),
         f"$ nvidia-smi --query-gpu={SMI_GPU} --format=csv",
