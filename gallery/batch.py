@@ -23,17 +23,20 @@ from matplotlib.lines import Line2D
 from gallery.draw import render_with
 from gallery.plots import DPI, whole_generations
 
-RENDER_VERSION = "batch/3"
+RENDER_VERSION = "batch/4"
 BACKENDS = ("eager", "static")
 PANEL_TITLES = {"eager": "eager (plain generate)", "static": "static (CUDA-graph replay)"}
 # Okabe-Ito, then black: told apart under the common colour-vision deficiencies
 SERIES_COLOURS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#000000")
 SERIES_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 FIG_SIZE_IN = (10.0, 5.4)
-SERIES_SPAN_OCTAVES = 0.75  # the series of one batch share at most this much of the log2 x axis
-SERIES_STEP_OCTAVES = 0.12  # and stand at most this far apart
+SERIES_SPAN_OCTAVES = 0.8  # the series of one batch share at most this much of the log2 x axis
+SERIES_STEP_OCTAVES = 0.15  # and stand at most this far apart (a 6 pt upright label is about 0.12)
 RUN_STEP_OCTAVES = 0.035  # runs of one series at one batch, inside its column
-LABEL_ROOM = 0.16  # the y range's margin under its lowest point, as a share of the points' span
+LABEL_ROOM = 0.16  # the y range's margin under its lowest point, as a share of the points' span, at least
+LABEL_PT = 6.0  # the n labels' font size
+LABEL_CHAR_PT = 3.8  # widest advance of its characters (digits, "n", "=") at that size, DejaVu Sans
+PANEL_HEIGHT_PT = 0.65 * 5.4 * 72  # the axes' height: the rect's 0.65 of FIG_SIZE_IN's height
 _LABEL_CHARS = re.compile(r"[^A-Za-z0-9 ._+()-]+")
 
 
@@ -116,9 +119,14 @@ def _y_range(spec: dict) -> list[float]:
             for p in pts:
                 ys.extend(v for v in (p[1], p[2], p[3]) if v is not None)
     lo, hi = min(ys), max(ys)
-    # room under the lowest interval for its upright n label (about 9 % of the panel's height)
-    return [_r(math.floor((lo - max((hi - lo) * LABEL_ROOM, 5.0)) / 5) * 5),
-            _r(math.ceil((hi + max((hi - lo) * 0.08, 5.0)) / 5) * 5)]
+    top = max((hi - lo) * 0.08, 5.0)
+    # room under the lowest interval for the longest upright n label: its share of the panel's height,
+    # made a share of the y range (the labels of a batch all hang from its lowest point)
+    chars = max((len(text) for s in spec["series"] for pts in s["points"].values()
+                 for _b, text, _lo, _hi in _n_labels(pts)), default=0)
+    frac = min((3.0 + LABEL_CHAR_PT * chars) / PANEL_HEIGHT_PT, 0.4)
+    room = max((hi - lo) * LABEL_ROOM, (hi - lo + top) * frac / (1.0 - frac), 5.0)
+    return [_r(math.floor((lo - room) / 5) * 5), _r(math.ceil((hi + top) / 5) * 5)]
 
 
 def _means(points: list[list]) -> list[tuple[int, float]]:
@@ -160,6 +168,17 @@ def _n_labels(pts: list[list]) -> list[tuple[int, str, float, float]]:
     return out
 
 
+def _label_floors(spec: dict, backend: str) -> dict[int, float]:
+    """Per batch, the lowest point drawn in the panel (interval end, or the mean without one): every
+    series' n label at that batch hangs from this one line, side by side in the series' columns, so a
+    label never runs over a neighbouring series' points or interval."""
+    floors: dict[int, float] = {}
+    for s in spec["series"]:
+        for batch, _text, low, _high in _n_labels(s["points"][backend]):
+            floors[batch] = min(low, floors.get(batch, low))
+    return floors
+
+
 def _draw(spec: dict) -> Figure:
     fig = Figure(figsize=FIG_SIZE_IN, dpi=DPI)
     fig.patch.set_facecolor("white")
@@ -177,6 +196,7 @@ def _draw(spec: dict) -> Figure:
         ax.set_title(PANEL_TITLES[backend], fontsize=9.5)
         ax.set_xlabel("batch size (prompts decoded together)")
         drawn = 0
+        floors = _label_floors(spec, backend)
         for index, s in enumerate(spec["series"]):
             pts = s["points"][backend]
             if not pts:
@@ -193,11 +213,12 @@ def _draw(spec: dict) -> Figure:
                     linewidth=0.9, alpha=0.6, zorder=3)
             ax.scatter(xs, [p[1] for p in pts], marker=s["marker"], s=34, facecolors=s["colour"],
                        edgecolors="white", linewidths=0.6, zorder=4)
-            # n upright in the series' own column, under its lowest interval end (the y range leaves room
-            # for it): one label per batch, so the labels of neighbouring series do not overprint
-            for batch, text, low, _high in _n_labels(pts):
-                ax.annotate(text, (batch * series_x, low), xytext=(0, -3), textcoords="offset points",
-                            rotation=90, ha="center", va="top", fontsize=6.5, color="#444444", zorder=5)
+            # n upright in the series' own column, under the panel's lowest point at that batch (the y
+            # range leaves room for it): one label per batch, side by side with its neighbours' labels
+            for batch, text, _low, _high in _n_labels(pts):
+                ax.annotate(text, (batch * series_x, floors[batch]), xytext=(0, -3),
+                            textcoords="offset points", rotation=90, ha="center", va="top", fontsize=LABEL_PT,
+                            color="#444444", zorder=5)
         if not drawn:
             ax.text(0.5, 0.5, f"no {backend} replications yet", transform=ax.transAxes, ha="center",
                     va="center", fontsize=8.5, color="#777777")

@@ -251,3 +251,19 @@ def test_the_y_range_leaves_room_under_the_lowest_interval_for_its_label(specs):
                  for s in spec["series"] for pts in s["points"].values() for p in pts]
         span = max(highs + [0.0]) - min(lows + [0.0])
         assert min(lows) - spec["y_range"][0] >= batch.LABEL_ROOM * span
+
+
+def test_every_series_label_at_a_batch_hangs_from_the_panels_lowest_point_with_room_for_the_longest():
+    # two series at batch 1 (the second reaching lower), one of them also at 8; eager panel only
+    wide = [[1, 23.3, -16.0, 70.0, 4], [1, 29.2, 20.0, 38.0, 19], [1, 11.2, -6.3, 28.7, 4],
+            [1, 34.0, -2.0, 70.0, 13], [8, 40.0, 35.0, 45.0, 15]]
+    narrow = [[1, 20.5, 18.9, 22.1, 4]]
+    spec = {"series": [{"points": {"eager": wide, "static": []}},
+                       {"points": {"eager": narrow, "static": []}}]}
+    assert batch._label_floors(spec, "eager") == {1: -16.0, 8: 35.0}
+    assert batch._label_floors(spec, "static") == {}
+    lo, hi = batch._y_range(spec)
+    # "n=4,19,4,13" hangs from -16: the range under it holds the label's length as a share of the panel
+    chars = len("n=4,19,4,13")
+    need = (3.0 + batch.LABEL_CHAR_PT * chars) / batch.PANEL_HEIGHT_PT
+    assert (-16.0 - lo) / (hi - lo) >= need > batch.LABEL_ROOM / (1 + batch.LABEL_ROOM)
