@@ -65,3 +65,15 @@ def test_without_out_it_says_what_to_set(tmp_path):
     done = subprocess.run(["bash", str(SCRIPT)], env={**env, "CALL": "1"}, capture_output=True, text=True,
                           timeout=60)
     assert done.returncode != 0 and "set OUT" in done.stderr
+
+
+def test_a_call_before_the_last_one_was_unpacked_refuses_to_measure_its_cells_again(tmp_path):
+    # no log-call999.txt is committed, so call 1000 would re-measure whatever call 999 brought back
+    out, done = _call(tmp_path, tmp_path / "no-wheels", "--dry-run", CALL="1000")
+    assert done.returncode == 2
+    log = (out / "log-call1000.txt").read_text()
+    assert "log-call999.txt is missing" in log and "campaign_unpack" in log and "would run" not in log
+    out, done = _call(tmp_path, tmp_path / "no-wheels", "--dry-run", CALL="1000", PREV_OK="1")
+    assert done.returncode == 0 and "is missing" not in (out / "log-call1000.txt").read_text()
+    out, done = _call(tmp_path, tmp_path / "no-wheels", "--dry-run", CALL="x")
+    assert done.returncode == 2 and "must be a number" in done.stdout
