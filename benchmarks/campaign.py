@@ -33,6 +33,9 @@ from measure.sweep.plan import Cell, plan
 
 QUERY = "timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_event_reasons.active"
 SMI_GPU = "name,pci.bus_id,persistence_mode,power.limit,driver_version"
+# section headers of the context files that benchmarks.host_load reads back
+NPROC_HEADER = "$ nproc"
+STAT_HEADER = "$ head -1 /proc/stat"
 
 
 def check_protocols(protocols: tuple[str, ...], manifests: list[dict]) -> None:
@@ -78,8 +81,8 @@ def context(path: Path) -> None:
     (steal) and how busy the host was (benchmarks.host_load reads them)."""
     parts = [
         "$ lscpu", _capture(["lscpu"]),
-        "$ nproc", _capture(["nproc"]),
-        "$ head -1 /proc/stat", _proc("/proc/stat").split("\n", 1)[0] + "\n",
+        NPROC_HEADER, _capture(["nproc"]),
+        STAT_HEADER, _proc("/proc/stat").split("\n", 1)[0] + "\n",
         "$ cat /proc/loadavg", _proc("/proc/loadavg"),
         "$ nvidia-smi -q -d POWER,CLOCK,PERFORMANCE",
         _capture(["nvidia-smi", "-q", "-d", "POWER,CLOCK,PERFORMANCE"]),

@@ -18,21 +18,27 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchmarks.block_noise import collect as jitter_rows
+from benchmarks.campaign import NPROC_HEADER, STAT_HEADER
 
 FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
 BUSY = ("user", "nice", "system", "irq", "softirq")
 USER_HZ = 100  # the tick /proc/stat counts in on Linux (sysconf(_SC_CLK_TCK))
 
 
-def cpu_counters(text: str) -> dict[str, int] | None:
-    """The aggregate `cpu` line's counters from a context file's `$ head -1 /proc/stat` section, or None."""
+def _after(text: str, header: str) -> str | None:
+    """The line after a context file's `header` line (what that command printed first), or None."""
     lines = text.splitlines()
     for i, line in enumerate(lines[:-1]):
-        if line.strip() == "$ head -1 /proc/stat":
-            parts = lines[i + 1].split()
-            if len(parts) >= 1 + len(FIELDS) and parts[0] == "cpu" and all(p.isdigit() for p in parts[1:]):
-                return dict(zip(FIELDS, (int(p) for p in parts[1:]), strict=False))
-            return None
+        if line.strip() == header:
+            return lines[i + 1]
+    return None
+
+
+def cpu_counters(text: str) -> dict[str, int] | None:
+    """The aggregate `cpu` line's counters from a context file's `$ head -1 /proc/stat` section, or None."""
+    parts = (_after(text, STAT_HEADER) or "").split()
+    if len(parts) >= 1 + len(FIELDS) and parts[0] == "cpu" and all(p.isdigit() for p in parts[1:]):
+        return dict(zip(FIELDS, (int(p) for p in parts[1:]), strict=False))
     return None
 
 
@@ -51,11 +57,8 @@ def share(before: dict[str, int], after: dict[str, int], cpus: int) -> dict | No
 
 
 def _cpus(text: str) -> int:
-    lines = text.splitlines()
-    for i, line in enumerate(lines[:-1]):
-        if line.strip() == "$ nproc" and lines[i + 1].strip().isdigit():
-            return int(lines[i + 1])
-    return 1
+    line = (_after(text, NPROC_HEADER) or "").strip()
+    return int(line) if line.isdigit() else 1
 
 
 def collect(folders: list[Path]) -> list[dict]:

@@ -30,13 +30,14 @@ PANEL_TITLES = {"eager": "eager (plain generate)", "static": "static (CUDA-graph
 SERIES_COLOURS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#000000")
 SERIES_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 FIG_SIZE_IN = (10.0, 5.4)
+PANEL_RECTS = ((0.075, 0.25, 0.43, 0.65), (0.545, 0.25, 0.43, 0.65))  # eager, static: figure fractions
 SERIES_SPAN_OCTAVES = 0.8  # the series of one batch share at most this much of the log2 x axis
 SERIES_STEP_OCTAVES = 0.15  # and stand at most this far apart (a 6 pt upright label is about 0.12)
 RUN_STEP_OCTAVES = 0.035  # runs of one series at one batch, inside its column
 LABEL_ROOM = 0.16  # the y range's margin under its lowest point, as a share of the points' span, at least
 LABEL_PT = 6.0  # the n labels' font size
 LABEL_CHAR_PT = 3.8  # widest advance of its characters (digits, "n", "=") at that size, DejaVu Sans
-PANEL_HEIGHT_PT = 0.65 * 5.4 * 72  # the axes' height: the rect's 0.65 of FIG_SIZE_IN's height
+PANEL_HEIGHT_PT = PANEL_RECTS[0][3] * FIG_SIZE_IN[1] * 72  # the axes' height in points
 _LABEL_CHARS = re.compile(r"[^A-Za-z0-9 ._+()-]+")
 
 
@@ -182,7 +183,7 @@ def _label_floors(spec: dict, backend: str) -> dict[int, float]:
 def _draw(spec: dict) -> Figure:
     fig = Figure(figsize=FIG_SIZE_IN, dpi=DPI)
     fig.patch.set_facecolor("white")
-    axes = [fig.add_axes(rect) for rect in ((0.075, 0.25, 0.43, 0.65), (0.545, 0.25, 0.43, 0.65))]
+    axes = [fig.add_axes(rect) for rect in PANEL_RECTS]
     count = len(spec["series"])
     step = min(SERIES_STEP_OCTAVES, SERIES_SPAN_OCTAVES / max(count, 1))
     for ax, backend in zip(axes, BACKENDS, strict=True):
