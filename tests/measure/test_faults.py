@@ -167,6 +167,26 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+def _wait_or_dump(proc, lines: queue.Queue, seen: list[bytes], timeout_s: float) -> int:
+    """The run's exit status; a run still alive after timeout_s is aborted (SIGABRT, so the fault handler
+    prints where each thread hangs) and the test fails with that dump rather than a bare timeout."""
+    try:
+        return proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)
+        proc.wait(timeout=30)
+        end = time.monotonic() + 10
+        while time.monotonic() < end:
+            try:
+                line = lines.get(timeout=1)
+            except queue.Empty:
+                continue
+            if line is None:
+                break
+            seen.append(line)
+        raise AssertionError(f"no exit {timeout_s} s after the signal; stacks:\n" + b"".join(seen).decode()[-6000:])
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_to_a_real_run_process_writes_partial_simulated_reports(tmp_path, sig):
@@ -175,6 +195,8 @@ def test_a_signal_to_a_real_run_process_writes_partial_simulated_reports(tmp_pat
         "QUANTJOULE_SIMULATE_POWER": "1",
         "PYTHONPATH": str(ROOT),
         "QUANTJOULE_CACHE": str(tmp_path / "cache"),
+        # a run that hangs after the signal is aborted below; this makes the abort print every thread's stack
+        "PYTHONFAULTHANDLER": "1",
     }
     cmd = [
         sys.executable,
@@ -222,7 +244,7 @@ def test_a_signal_to_a_real_run_process_writes_partial_simulated_reports(tmp_pat
         children = _children(proc.pid)
         assert children, "the power sampler runs in a child process"
         proc.send_signal(sig)
-        assert proc.wait(timeout=120) == EXIT_PARTIAL, b"".join(seen).decode()[-2000:]
+        assert _wait_or_dump(proc, lines, seen, 120) == EXIT_PARTIAL, b"".join(seen).decode()[-2000:]
         while (line := lines.get(timeout=30)) is not None:
             seen.append(line)
         err = b"".join(seen)
