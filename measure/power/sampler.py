@@ -136,8 +136,12 @@ class ProcessSampler:
             raise MeasureError("QJ402", "the power sampler process could not open the power source")
 
     def _pull(self) -> None:
+        # Ctrl-C lands between any two statements, so a pull can stop after one column grew; cutting the
+        # columns back to their common length first re-aligns them, and this pull re-reads the rest
+        have = min(len(self._cache_t), len(self._cache_p), len(self._cache_e))
+        for column in (self._cache_t, self._cache_p, self._cache_e):
+            del column[have:]
         n = self._count.value
-        have = len(self._cache_t)
         if n > have:
             flat = self._buf[have * _FIELDS : n * _FIELDS]
             self._cache_t.extend(flat[0::3])

@@ -65,3 +65,38 @@ def test_a_source_that_cannot_open_is_a_coded_error():
 def test_rate_must_be_positive():
     with pytest.raises(ValueError):
         ProcessSampler(_broken_factory, rate_hz=0)
+
+
+class _TornColumn(list):
+    """A cache column whose next extend raises as Ctrl-C would, after the column before it has grown."""
+
+    armed = True
+
+    def extend(self, values):
+        if self.armed:
+            self.armed = False
+            raise KeyboardInterrupt
+        super().extend(values)
+
+
+def test_a_pull_torn_by_an_interrupt_leaves_the_trace_aligned():
+    epoch = time.monotonic()
+    sampler = ProcessSampler(functools.partial(open_fake, TRACE, epoch), rate_hz=100.0)
+    sampler.start()
+    try:
+        time.sleep(0.2)
+        sampler._cache_p = _TornColumn()
+        with pytest.raises(KeyboardInterrupt):
+            sampler.trace()
+        assert len(sampler._cache_t) > len(sampler._cache_p)  # the tear this guards against
+        time.sleep(0.2)
+        t, p, e = sampler.trace()
+    finally:
+        sampler.stop()
+    assert len(t) == len(p) == len(e) == sampler._count.value
+    assert all(b > a for a, b in zip(t, t[1:]))
+    # every power value still belongs to its own timestamp: the fake's power is a function of time
+    def truth_w(ts: float) -> float:
+        return FakePowerSource(TRACE, clock=lambda: ts, epoch_s=epoch).power_w()
+
+    assert all(abs(pw - truth_w(ts)) < 5.0 for ts, pw in zip(t, p))
