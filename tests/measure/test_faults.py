@@ -184,7 +184,8 @@ def _wait_or_dump(proc, lines: queue.Queue, seen: list[bytes], timeout_s: float)
             if line is None:
                 break
             seen.append(line)
-        raise AssertionError(f"no exit {timeout_s} s after the signal; stacks:\n" + b"".join(seen).decode()[-6000:])
+        stacks = b"".join(seen).decode()[-6000:]
+        raise AssertionError(f"no exit {timeout_s} s after the signal; stacks:\n{stacks}") from None
 
 
 @pytest.mark.slow

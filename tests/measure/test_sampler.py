@@ -94,9 +94,9 @@ def test_a_pull_torn_by_an_interrupt_leaves_the_trace_aligned():
     finally:
         sampler.stop()
     assert len(t) == len(p) == len(e) == sampler._count.value
-    assert all(b > a for a, b in zip(t, t[1:]))
+    assert all(b > a for a, b in zip(t, t[1:], strict=False))
     # every power value still belongs to its own timestamp: the fake's power is a function of time
     def truth_w(ts: float) -> float:
         return FakePowerSource(TRACE, clock=lambda: ts, epoch_s=epoch).power_w()
 
-    assert all(abs(pw - truth_w(ts)) < 5.0 for ts, pw in zip(t, p))
+    assert all(abs(pw - truth_w(ts)) < 5.0 for ts, pw in zip(t, p, strict=True))
