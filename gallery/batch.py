@@ -9,7 +9,10 @@ outlier threshold: 0 is not LLM.int8()), coloured in a fixed order, in a column 
 (its repeat runs spread inside it); every point carries its 95 % CI, one upright label per series and
 batch lists its runs' n (paired blocks), and the line joins the mean of a series' runs at each batch
 size. Colour says which model, never which verdict: a batch > 1 point has no reference curve, and each point's
-verdict stays on its page and in the table.
+verdict stays on its page and in the table. The panels share one y scale unless sharing would squeeze
+a panel's points into less than half of its height (eager LLM.int8() at +200 % beside threshold-0 INT8
+near 0): then each panel has its own scale, and the panel title says so. The figure grows by a legend
+row's height for every row past two, so the legend never runs into the note under it.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from matplotlib.lines import Line2D
 from gallery.draw import render_with
 from gallery.plots import DPI, whole_generations
 
-RENDER_VERSION = "batch/4"
+RENDER_VERSION = "batch/5"
 BACKENDS = ("eager", "static")
 PANEL_TITLES = {"eager": "eager (plain generate)", "static": "static (CUDA-graph replay)"}
 # Okabe-Ito, then black: told apart under the common colour-vision deficiencies
@@ -38,6 +41,13 @@ LABEL_ROOM = 0.16  # the y range's margin under its lowest point, as a share of 
 LABEL_PT = 6.0  # the n labels' font size
 LABEL_CHAR_PT = 3.8  # widest advance of its characters (digits, "n", "=") at that size, DejaVu Sans
 PANEL_HEIGHT_PT = PANEL_RECTS[0][3] * FIG_SIZE_IN[1] * 72  # the axes' height in points
+SHARE_Y_MIN = 0.5  # a panel's own span as a share of the shared span, below which it gets its own scale
+LEGEND_COLUMNS = 4
+LEGEND_ROWS_IN_BASE = 2  # rows the base layout has room for between the x labels and the note
+LEGEND_ROW_IN = 0.17  # one more row of 7.5 pt legend entries, with its spacing
+NOTE_Y_IN = 0.081  # the note's baseline above the figure's bottom edge
+LEGEND_TOP_IN = 0.702  # the legend's top edge above the bottom edge, in the base layout
+TITLE_FROM_TOP_IN = 0.162
 _LABEL_CHARS = re.compile(r"[^A-Za-z0-9 ._+()-]+")
 
 
@@ -108,23 +118,36 @@ def batch_specs(rows: list[dict]) -> dict[str, dict]:
                 "n_points": sum(len(s["points"][b]) for s in series for b in BACKENDS),
                 "not_drawn_shorter": shorter.get((arch, precision), 0)}
         spec["y_range"] = _y_range(spec)
+        spec["y_ranges"], spec["shared_y"] = _panel_ranges(spec)
         spec["x_range"] = [_r(min(batches) / 1.6), _r(max(batches) * 1.6)]
         specs[plot_name(arch, precision)] = spec
     return specs
 
 
-def _y_range(spec: dict) -> list[float]:
+def _panel_ranges(spec: dict) -> tuple[dict[str, list[float]], bool]:
+    """Each panel's y range and whether they are one shared range: shared unless a panel with points
+    would span less than SHARE_Y_MIN of the shared range."""
+    shared = spec["y_range"]
+    own = {b: _y_range(spec, (b,)) for b in BACKENDS
+           if any(s["points"][b] for s in spec["series"])}
+    squeezed = any((hi - lo) < SHARE_Y_MIN * (shared[1] - shared[0]) for lo, hi in own.values())
+    if not squeezed:
+        return {b: shared for b in BACKENDS}, True
+    return {b: own.get(b, shared) for b in BACKENDS}, False
+
+
+def _y_range(spec: dict, backends: tuple[str, ...] = BACKENDS) -> list[float]:
     ys = [0.0]
     for s in spec["series"]:
-        for pts in s["points"].values():
-            for p in pts:
+        for b in backends:
+            for p in s["points"][b]:
                 ys.extend(v for v in (p[1], p[2], p[3]) if v is not None)
     lo, hi = min(ys), max(ys)
     top = max((hi - lo) * 0.08, 5.0)
     # room under the lowest interval for the longest upright n label: its share of the panel's height,
     # made a share of the y range (the labels of a batch all hang from its lowest point)
-    chars = max((len(text) for s in spec["series"] for pts in s["points"].values()
-                 for _b, text, _lo, _hi in _n_labels(pts)), default=0)
+    chars = max((len(text) for s in spec["series"] for b in backends
+                 for _b, text, _lo, _hi in _n_labels(s["points"][b])), default=0)
     frac = min((3.0 + LABEL_CHAR_PT * chars) / PANEL_HEIGHT_PT, 0.4)
     room = max((hi - lo) * LABEL_ROOM, (hi - lo + top) * frac / (1.0 - frac), 5.0)
     return [_r(math.floor((lo - room) / 5) * 5), _r(math.ceil((hi + top) / 5) * 5)]
@@ -180,21 +203,41 @@ def _label_floors(spec: dict, backend: str) -> dict[int, float]:
     return floors
 
 
+def legend_rows(spec: dict) -> int:
+    return math.ceil((len(spec["series"]) + 1) / LEGEND_COLUMNS)  # the series, then the CI entry
+
+
+def layout(spec: dict) -> dict:
+    """Figure size and the panels', legend's, title's and note's places (figure fractions): the panels
+    keep their size in inches, the figure grows under them by one row's height per legend row past two."""
+    extra_in = max(0, legend_rows(spec) - LEGEND_ROWS_IN_BASE) * LEGEND_ROW_IN
+    width_in, base_in = FIG_SIZE_IN
+    height_in = base_in + extra_in
+    rects = [(x, (y * base_in + extra_in) / height_in, w, h * base_in / height_in)
+             for x, y, w, h in PANEL_RECTS]
+    return {"size_in": (width_in, height_in), "panels": rects,
+            "legend_top": (LEGEND_TOP_IN + extra_in) / height_in, "note_y": NOTE_Y_IN / height_in,
+            "title_y": 1.0 - TITLE_FROM_TOP_IN / height_in}
+
+
 def _draw(spec: dict) -> Figure:
-    fig = Figure(figsize=FIG_SIZE_IN, dpi=DPI)
+    place = layout(spec)
+    fig = Figure(figsize=place["size_in"], dpi=DPI)
     fig.patch.set_facecolor("white")
-    axes = [fig.add_axes(rect) for rect in PANEL_RECTS]
+    axes = [fig.add_axes(rect) for rect in place["panels"]]
+    ranges = spec.get("y_ranges") or {b: spec["y_range"] for b in BACKENDS}
     count = len(spec["series"])
     step = min(SERIES_STEP_OCTAVES, SERIES_SPAN_OCTAVES / max(count, 1))
     for ax, backend in zip(axes, BACKENDS, strict=True):
         ax.set_xscale("log", base=2)
         ax.set_xlim(*spec["x_range"])
-        ax.set_ylim(*spec["y_range"])
+        ax.set_ylim(*ranges[backend])
         ax.set_xticks(spec["batches"], [str(b) for b in spec["batches"]])
         ax.minorticks_off()
         ax.axhline(0.0, color="#555555", linewidth=0.8, zorder=1)
         ax.grid(True, which="major", color="#e6e6e6", linewidth=0.6, zorder=0)
-        ax.set_title(PANEL_TITLES[backend], fontsize=9.5)
+        own = "" if spec.get("shared_y", True) else " · own y scale"
+        ax.set_title(PANEL_TITLES[backend] + own, fontsize=9.5)
         ax.set_xlabel("batch size (prompts decoded together)")
         drawn = 0
         floors = _label_floors(spec, backend)
@@ -224,19 +267,20 @@ def _draw(spec: dict) -> Figure:
             ax.text(0.5, 0.5, f"no {backend} replications yet", transform=ax.transAxes, ha="center",
                     va="center", fontsize=8.5, color="#777777")
     axes[0].set_ylabel(f"ΔE% {spec['precision']} vs FP16 (energy per generated token)")
-    axes[1].tick_params(labelleft=False)
+    if spec.get("shared_y", True):
+        axes[1].tick_params(labelleft=False)
     title = f"{spec['arch']} · {spec['precision']}: ΔE% against batch size, eager and static side by side"
-    fig.suptitle(title, fontsize=10.5, y=0.97)
+    fig.suptitle(title, fontsize=10.5, y=place["title_y"])
     note = ("points: mean paired ΔE% with its 95 % CI; n = paired blocks; colour = model; "
             "whole 256-token generations only")
     if spec.get("not_drawn_shorter"):
         note += f" ({spec['not_drawn_shorter']} replication(s) of shorter generations not drawn)"
-    fig.text(0.01, 0.015, note, fontsize=7.5, color="#444444", ha="left", va="bottom")
+    fig.text(0.01, place["note_y"], note, fontsize=7.5, color="#444444", ha="left", va="bottom")
     handles = [Line2D([], [], color=s["colour"], marker=s["marker"], linewidth=0.9, markersize=5.5,
                       markeredgecolor="white", label=s["label"]) for s in spec["series"]]
     handles.append(Line2D([], [], color="#555555", linewidth=1.1, label="95 % CI"))
-    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.13), ncol=4, frameon=False,
-               fontsize=7.5)
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, place["legend_top"]),
+               ncol=LEGEND_COLUMNS, frameon=False, fontsize=7.5)
     return fig
 
 

@@ -267,3 +267,64 @@ def test_every_series_label_at_a_batch_hangs_from_the_panels_lowest_point_with_r
     chars = len("n=4,19,4,13")
     need = (3.0 + batch.LABEL_CHAR_PT * chars) / batch.PANEL_HEIGHT_PT
     assert (-16.0 - lo) / (hi - lo) >= need > batch.LABEL_ROOM / (1 + batch.LABEL_ROOM)
+
+
+def _spec(series_points: list[dict], label: str = "Qwen2.5-3B (3.0859 B), INT8 threshold 0") -> dict:
+    """A batch spec made the way batch_specs makes it, from plain [batch, ΔE%, low, high, n] points."""
+    series = [{"label": f"{label} #{i}", "params_b": 1.0, "colour": batch.SERIES_COLOURS[i % 8],
+               "marker": batch.SERIES_MARKERS[(i // 8) % 8], "points": pts}
+              for i, pts in enumerate(series_points)]
+    spec = {"render_version": batch.RENDER_VERSION, "kind": "batch", "arch": "hopper", "precision": "INT8",
+            "batches": [1, 8, 32], "series": series, "not_drawn_shorter": 0, "x_range": [0.625, 51.2]}
+    spec["y_range"] = batch._y_range(spec)
+    spec["y_ranges"], spec["shared_y"] = batch._panel_ranges(spec)
+    return spec
+
+
+def test_a_panel_whose_points_would_be_squeezed_gets_its_own_y_scale(specs):
+    # eager LLM.int8() near +200 %, threshold-0 INT8 under graphs near 0: one shared scale would flatten
+    # the static panel's 17 pp of differences into a twentieth of its height
+    eager = {"eager": [[1, 200.0, 150.0, 250.0, 4]], "static": []}
+    static = {"eager": [],
+              "static": [[1, 5.2, 4.4, 6.0, 5], [8, 6.5, 6.1, 6.9, 5], [32, -11.6, -11.9, -11.3, 5]]}
+    spec = _spec([eager, static])
+    assert spec["shared_y"] is False
+    lo_e, hi_e = spec["y_ranges"]["eager"]
+    lo_s, hi_s = spec["y_ranges"]["static"]
+    assert lo_e < 150.0 and hi_e > 250.0 and lo_s < -11.9 and hi_s > 6.9
+    assert hi_s - lo_s < 0.5 * (spec["y_range"][1] - spec["y_range"][0])
+    # panels whose spans are alike keep one scale, so eager and static read against the same ticks
+    for found in specs[1].values():
+        if found["shared_y"]:
+            assert found["y_ranges"] == {"eager": found["y_range"], "static": found["y_range"]}
+    nf4 = specs[1]["hopper-NF4-batch"]
+    assert nf4["shared_y"] is True
+
+
+@pytest.mark.parametrize("n_series", [3, 8, 12])
+def test_the_legend_stays_between_the_panels_labels_and_the_note_however_many_series(n_series):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from gallery.draw import RC
+
+    pts = [{"eager": [[1, 20.0 + i, 10.0 + i, 30.0 + i, 4]], "static": [[8, -5.0 - i, -6.0 - i, -4.0 - i, 5]]}
+           for i in range(n_series)]
+    spec = _spec(pts)
+    rows = batch.legend_rows(spec)
+    place = batch.layout(spec)
+    # the panels keep their height in inches; the figure grows by one row's height per row past two
+    assert place["size_in"][1] == pytest.approx(batch.FIG_SIZE_IN[1]
+                                                + max(0, rows - 2) * batch.LEGEND_ROW_IN)
+    assert place["panels"][0][3] * place["size_in"][1] == pytest.approx(
+        batch.PANEL_RECTS[0][3] * batch.FIG_SIZE_IN[1])
+    import matplotlib
+
+    with matplotlib.rc_context(RC):
+        fig = batch._draw(spec)
+        renderer = FigureCanvasAgg(fig).get_renderer()
+        fig.draw(renderer)
+        legend = fig.legends[0].get_window_extent(renderer)
+        note = next(t for t in fig.texts if t.get_text().startswith("points:")).get_window_extent(renderer)
+        xlabels = [ax.xaxis.label.get_window_extent(renderer) for ax in fig.axes]
+    assert note.y1 < legend.y0, (note, legend)
+    assert legend.y1 < min(b.y0 for b in xlabels), (legend, xlabels)
