@@ -7,9 +7,10 @@ import re
 from importlib import resources
 from string import Template
 
+from gallery.batch import layout as batch_layout
 from gallery.batch import plot_name as batch_plot_name
 from gallery.markdown import fmt_ci, fmt_pct, fmt_size, fmt_z
-from gallery.plots import drawn, geometry, place, whole_generations
+from gallery.plots import DPI, drawn, geometry, place, whole_generations
 from gallery.rows import COUNT_KEYS, COUNT_NAMES
 from schema.escape import h, json_for_script
 
@@ -87,10 +88,13 @@ HEADERS = (
 
 
 def _batch_figure(name: str, spec: dict, up: str) -> str:
-    """A batch plot: no overlay (the check panel places a point on the size plots only)."""
+    """A batch plot: no overlay (the check panel places a point on the size plots only). The img's size is
+    the PNG's, so the browser reserves the right box before it loads (the figure grows with its legend)."""
+    width_in, height_in = batch_layout(spec)["size_in"]
     return (
         f"<figure class=\"plot plot-batch\" id=\"plot-{h(name)}\" data-plot=\"{h(name)}\">"
-        f"<div class=\"plotbox\"><img src=\"{up}plots/{h(name)}.png\" width=\"1000\" height=\"460\" "
+        f"<div class=\"plotbox\"><img src=\"{up}plots/{h(name)}.png\" width=\"{round(width_in * DPI)}\" "
+        f"height=\"{round(height_in * DPI)}\" "
         f"alt=\"{h(spec['arch'])} {h(spec['precision'])}: ΔE% against batch size, eager and static\"></div>"
         f"<figcaption>{h(spec['arch'])} · {h(spec['precision'])} · ΔE% against batch, eager and static side "
         f"by side · {spec['n_points']} replication(s) · <a href=\"{up}plots/{h(name)}.svg\">SVG</a>"

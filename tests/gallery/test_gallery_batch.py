@@ -115,6 +115,9 @@ def test_the_gallery_files_and_site_show_the_batch_plots(tmp_path, batch_records
     assert (site / "plots" / "hopper-NF4-batch.png").read_bytes() == png
     index = (site / "index.html").read_text()
     assert 'id="plot-hopper-NF4-batch"' in index and 'id="filter-batch_size"' in index
+    # the img reserves the PNG's own box (its height grows with the legend)
+    height, width = mpimg.imread(io.BytesIO(png)).shape[:2]
+    assert f'hopper-NF4-batch.png" width="{width}" height="{height}"' in index
     data = (site / "data" / "gallery.js").read_text()
     assert '"batch_size"' in data and '"condition"' in data
     # an incremental build reuses them, and once only batch-1 eager records are left they are removed
