@@ -1,5 +1,6 @@
 """The process sampler against the fake power source on the real clock."""
 
+import contextlib
 import functools
 import time
 
@@ -37,11 +38,20 @@ def test_process_sampler_rate_and_energy():
     assert counter_window_j(counter_steps(t, e), t0, t1) == pytest.approx(e1 - e0, rel=0.01)
 
 
-def test_pause_stops_sampling_without_stopping_the_process():
+@contextlib.contextmanager
+def _sampling():
+    """A process sampler on the fake trace, started, and stopped however the test ends: (sampler, epoch)."""
     epoch = time.monotonic()
     sampler = ProcessSampler(functools.partial(open_fake, TRACE, epoch), rate_hz=100.0)
     sampler.start()
     try:
+        yield sampler, epoch
+    finally:
+        sampler.stop()
+
+
+def test_pause_stops_sampling_without_stopping_the_process():
+    with _sampling() as (sampler, _epoch):
         time.sleep(0.2)
         sampler.pause()
         time.sleep(0.1)
@@ -51,8 +61,6 @@ def test_pause_stops_sampling_without_stopping_the_process():
         sampler.resume()
         time.sleep(0.2)
         assert len(sampler.trace()[0]) > n
-    finally:
-        sampler.stop()
 
 
 def test_a_source_that_cannot_open_is_a_coded_error():
@@ -80,10 +88,7 @@ class _TornColumn(list):
 
 
 def test_a_pull_torn_by_an_interrupt_leaves_the_trace_aligned():
-    epoch = time.monotonic()
-    sampler = ProcessSampler(functools.partial(open_fake, TRACE, epoch), rate_hz=100.0)
-    sampler.start()
-    try:
+    with _sampling() as (sampler, epoch):
         time.sleep(0.2)
         sampler._cache_p = _TornColumn()
         with pytest.raises(KeyboardInterrupt):
@@ -91,8 +96,6 @@ def test_a_pull_torn_by_an_interrupt_leaves_the_trace_aligned():
         assert len(sampler._cache_t) > len(sampler._cache_p)  # the tear this guards against
         time.sleep(0.2)
         t, p, e = sampler.trace()
-    finally:
-        sampler.stop()
     assert len(t) == len(p) == len(e) == sampler._count.value
     assert all(b > a for a, b in zip(t, t[1:], strict=False))
     # every power value still belongs to its own timestamp: the fake's power is a function of time
