@@ -1,8 +1,9 @@
-"""`measure run`'s console: a progress bar per arm and for the run, the summary table, SIGTERM as Ctrl-C."""
+"""`measure run`'s console: a progress bar per arm and for the run, the summary table, and what Ctrl-C and
+SIGTERM do."""
 
 from __future__ import annotations
 
-import contextlib
+import os
 import signal
 import threading
 import time
@@ -115,22 +116,39 @@ def summary(console: Console, result: RunResult) -> None:
         console.print(f"wrote {result.record} (raw record: `python -m measure replay` rebuilds the reports)")
 
 
-@contextlib.contextmanager
-def sigterm_as_interrupt():
-    """Inside: SIGTERM is handled as Ctrl-C (KeyboardInterrupt), so the sampler is stopped and what was
-    completed is written as a partial report; a second SIGTERM while that happens is ignored."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    fired = []
+STILL_WRITING = (b"QJ404: stopping; still writing the partial report of what was measured. "
+                 b"Interrupt once more to abandon it (nothing more is written).\n")
 
-    def interrupt(signum, frame):
-        if not fired:
-            fired.append(signum)
-            raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+class Interrupts:
+    """Inside `with`: the first Ctrl-C or SIGTERM raises KeyboardInterrupt, so the blocks stop, the sampler
+    is stopped and what was completed is written as a partial report. A second one while that happens is
+    noted and ignored (people press Ctrl-C twice, and a second KeyboardInterrupt would lose the raw
+    record); a third raises again and abandons the writing. Outside the main thread it does nothing."""
+
+    def __init__(self):
+        self.count = 0
+        self._previous: dict[int, object] = {}
+
+    def __enter__(self) -> Interrupts:
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+        self._previous = {}
+        return False
+
+    def _handle(self, signum, frame) -> None:
+        self.count += 1
+        if self.count == 2:
+            os.write(2, STILL_WRITING)  # not the rich console: its lock may be held by the code interrupted
+            return
+        raise KeyboardInterrupt
+
+    @property
+    def abandoned(self) -> bool:
+        return self.count >= 3

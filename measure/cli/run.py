@@ -16,7 +16,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from measure.cli.progress import Bars, sigterm_as_interrupt, summary
+from measure.cli.progress import Bars, Interrupts, summary
 from measure.codes import MeasureError
 from measure.core.design import ALLOCATIONS, BACKENDS, PAIRINGS, QUANTIZED, ProtocolConfig
 from measure.gpu.outliers import plant_problem
@@ -198,6 +198,7 @@ def execute(opts: RunOptions, env: Env | None = None, console: Console | None = 
     from measure.run.runner import run as measure
 
     console = console or Console(stderr=True)
+    interrupts = Interrupts()
     try:
         if opts.synthetic:
             from measure.gpu.synthetic import UnknownSyntheticModel, get_spec
@@ -223,15 +224,19 @@ def execute(opts: RunOptions, env: Env | None = None, console: Console | None = 
             result = measure(opts, env)
         else:
             cfg = opts.protocol
-            with sigterm_as_interrupt(), Progress(*cols, console=console, transient=False) as progress:
+            with interrupts, Progress(*cols, console=console, transient=False) as progress:
                 log = None if console.is_terminal else console
                 bars = Bars(progress, ["FP16", *opts.precisions], cfg.trials, cfg.duration_s, log)
                 result = measure(opts, env, bars)
     except MeasureError as exc:
         console.print(f"[red]{exc}[/red]")
         return EXIT_USAGE
-    except KeyboardInterrupt:  # before the sampler started: nothing was measured, nothing to write
-        console.print("[red]QJ404: interrupted before the measurement started; nothing was written[/red]")
+    except KeyboardInterrupt:
+        if interrupts.abandoned:  # a third interrupt while the partial report was being written
+            console.print("[red]QJ404: abandoned while the partial report was being written; what it had "
+                          "not yet written is lost[/red]")
+        else:  # before the sampler started: nothing was measured, nothing to write
+            console.print("[red]QJ404: interrupted before the measurement started; nothing was written[/red]")
         return EXIT_PARTIAL
     summary(console, result)
     return result.exit_code

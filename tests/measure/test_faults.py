@@ -189,8 +189,9 @@ def _wait_or_dump(proc, lines: queue.Queue, seen: list[bytes], timeout_s: float)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_a_signal_to_a_real_run_process_writes_partial_simulated_reports(tmp_path, sig):
+@pytest.mark.parametrize(("sig", "times"), [(signal.SIGINT, 1), (signal.SIGTERM, 1), (signal.SIGINT, 2)],
+                         ids=["SIGINT", "SIGTERM", "SIGINT-twice"])
+def test_a_signal_to_a_real_run_process_writes_partial_simulated_reports(tmp_path, sig, times):
     env = {
         **os.environ,
         "QUANTJOULE_SIMULATE_POWER": "1",
@@ -245,11 +246,15 @@ def test_a_signal_to_a_real_run_process_writes_partial_simulated_reports(tmp_pat
         children = _children(proc.pid)
         assert children, "the power sampler runs in a child process"
         proc.send_signal(sig)
+        if times == 2:  # Ctrl-C pressed twice: the second lands while the partial report is written
+            time.sleep(0.05)
+            proc.send_signal(sig)
         assert _wait_or_dump(proc, lines, seen, 120) == EXIT_PARTIAL, b"".join(seen).decode()[-2000:]
         while (line := lines.get(timeout=30)) is not None:
             seen.append(line)
         err = b"".join(seen)
         assert b"QJ404" in err and b"Traceback" not in err
+        assert (b"still writing the partial report" in err) == (times == 2)
         deadline = time.monotonic() + 10
         while any(map(_alive, children)) and time.monotonic() < deadline:
             time.sleep(0.1)
