@@ -43,14 +43,19 @@ def sm_median_mhz(clocks: Path, loaded_w: float = LOADED_W) -> float | None:
     return statistics.median(sm) if sm else None
 
 
-def row(report_path: Path) -> dict:
-    """The figures of one report, with its cell's wall time and clocks."""
+def cell_facts(cell: Path) -> dict:
+    """What a cell's reports share: its wall time (`cell.json`) and the SM clock under load (`clocks.csv`)."""
+    meta = json.loads((cell / "cell.json").read_text()) if (cell / "cell.json").exists() else {}
+    return {"wall_s": meta.get("wall_s"), "sm_mhz_loaded": sm_median_mhz(cell / "clocks.csv")}
+
+
+def row(report_path: Path, facts: dict) -> dict:
+    """The figures of one report, with its cell's `cell_facts`."""
     rep = json.loads(report_path.read_text())
     cell = report_path.parent
     work, sut, arms = rep["workload"], rep["system_under_test"], rep["arms"]
     quant = work["precision"]
     stats = rep["statistics"]["delta_e_pct"]
-    meta = json.loads((cell / "cell.json").read_text()) if (cell / "cell.json").exists() else {}
     fp16, q = arms.get("FP16", {}), arms.get(quant, {})
     roofline = fp16.get("roofline_achieved_fraction")
     return {
@@ -63,7 +68,7 @@ def row(report_path: Path) -> dict:
         "card": (sut.get("gpu_uuid_sha256") or "")[:8] or None,
         "gpu": sut.get("gpu"),
         "timestamp_utc": rep.get("timestamp_utc"),
-        "wall_s": meta.get("wall_s"),
+        "wall_s": facts["wall_s"],
         "delta_e_pct": rep["results"].get("vs_fp16_energy_pct"),
         "ci95_pp": stats.get("ci95_half_width_pp"),
         "blocks": rep["statistics"].get("n_pairs"),
@@ -72,14 +77,21 @@ def row(report_path: Path) -> dict:
         "quant_tok_s": q.get("throughput_tokens_per_s"),
         "quant_w": q.get("mean_power_w"),
         "fp16_roofline_pct": None if roofline is None else round(100 * roofline, 1),
-        "sm_mhz_loaded": sm_median_mhz(cell / "clocks.csv"),
+        "sm_mhz_loaded": facts["sm_mhz_loaded"],
     }
 
 
 def collect(folders: list[Path]) -> list[dict]:
-    """Every report of every cell folder under `folders`, in folder and name order."""
-    return [row(path) for folder in folders for cell in sorted(p for p in folder.iterdir() if p.is_dir())
-            for path in (cell / name for name in REPORTS) if path.exists()]
+    """Every report of every cell folder under `folders`, in folder and name order; each cell's shared
+    files are read once, however many reports it holds."""
+    rows = []
+    for folder in folders:
+        for cell in sorted(p for p in folder.iterdir() if p.is_dir()):
+            reports = [cell / name for name in REPORTS if (cell / name).exists()]
+            if reports:
+                facts = cell_facts(cell)
+                rows.extend(row(path, facts) for path in reports)
+    return rows
 
 
 def _f(value, fmt: str) -> str:
