@@ -225,18 +225,17 @@ def _draw(spec: dict) -> Figure:
     fig = Figure(figsize=place["size_in"], dpi=DPI)
     fig.patch.set_facecolor("white")
     axes = [fig.add_axes(rect) for rect in place["panels"]]
-    ranges = spec.get("y_ranges") or {b: spec["y_range"] for b in BACKENDS}
     count = len(spec["series"])
     step = min(SERIES_STEP_OCTAVES, SERIES_SPAN_OCTAVES / max(count, 1))
     for ax, backend in zip(axes, BACKENDS, strict=True):
         ax.set_xscale("log", base=2)
         ax.set_xlim(*spec["x_range"])
-        ax.set_ylim(*ranges[backend])
+        ax.set_ylim(*spec["y_ranges"][backend])
         ax.set_xticks(spec["batches"], [str(b) for b in spec["batches"]])
         ax.minorticks_off()
         ax.axhline(0.0, color="#555555", linewidth=0.8, zorder=1)
         ax.grid(True, which="major", color="#e6e6e6", linewidth=0.6, zorder=0)
-        own = "" if spec.get("shared_y", True) else " · own y scale"
+        own = "" if spec["shared_y"] else " · own y scale"
         ax.set_title(PANEL_TITLES[backend] + own, fontsize=9.5)
         ax.set_xlabel("batch size (prompts decoded together)")
         drawn = 0
@@ -267,7 +266,7 @@ def _draw(spec: dict) -> Figure:
             ax.text(0.5, 0.5, f"no {backend} replications yet", transform=ax.transAxes, ha="center",
                     va="center", fontsize=8.5, color="#777777")
     axes[0].set_ylabel(f"ΔE% {spec['precision']} vs FP16 (energy per generated token)")
-    if spec.get("shared_y", True):
+    if spec["shared_y"]:
         axes[1].tick_params(labelleft=False)
     title = f"{spec['arch']} · {spec['precision']}: ΔE% against batch size, eager and static side by side"
     fig.suptitle(title, fontsize=10.5, y=place["title_y"])
