@@ -19,18 +19,9 @@ import math
 from pathlib import Path
 
 from benchmarks.chunk_pairing import SCHEMES, analyse
+from benchmarks.ci_budget import blocks_needed
 
 TARGET_PP = 3.0
-
-
-def blocks_for(sd_pct: float, target_pp: float = TARGET_PP) -> int:
-    """The smallest n ≥ 2 whose t(n−1)·sd/√n is within the target (log units × 100 ≈ pp)."""
-    from scipy import stats
-
-    n = 2
-    while float(stats.t.ppf(0.975, n - 1)) * sd_pct / math.sqrt(n) > target_pp:
-        n += 1
-    return n
 
 
 def summarize(runs: list[dict]) -> dict:
@@ -60,7 +51,7 @@ def summarize(runs: list[dict]) -> dict:
         mean = sum(acc["means"]) / len(acc["means"])
         out[s] = {"blocks": acc["n"], "dof": acc["dof"], "sd_pct": round(100 * sd, 2),
                   "dE_pct": round(100 * (math.exp(mean) - 1), 2), "mean_log": mean,
-                  "blocks_for_3pp": blocks_for(100 * sd)}
+                  "blocks_for_3pp": blocks_needed(100 * sd, TARGET_PP)}
     w, c = out["whole"], out["chunked"]
     ratio = (w["sd_pct"] / c["sd_pct"]) ** 2
     out["variance_ratio"] = round(ratio, 2)

@@ -5,7 +5,7 @@ import json
 import math
 from pathlib import Path
 
-from benchmarks.chunk_pairing_summary import blocks_for, main, summarize
+from benchmarks.chunk_pairing_summary import main, summarize
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNS = sorted((ROOT / "measurements" / "hopper-chunk-pairing").glob("*.json"))
@@ -21,12 +21,6 @@ def _doc(seed, whole, chunked):
             blocks.append({"scheme": scheme, "block": i, "windows": ws})
     return {"config": {"seed": seed, "synthetic": "qwen2-0.5b", "precision": "NF4", "gpu": None},
             "tokens_match": {"FP16": True, "NF4": True}, "blocks": blocks}
-
-
-def test_blocks_for_the_target():
-    # t(5) = 2.571 > sqrt(6) = 2.449 but t(6) = 2.447 <= sqrt(7) = 2.646
-    assert blocks_for(3.0) == 7
-    assert blocks_for(0.1) == 2
 
 
 def test_pooling_weighs_each_run_by_its_degrees_of_freedom():
