@@ -26,6 +26,8 @@ import statistics as st
 import time
 from pathlib import Path
 
+from measure.core.stats import summarise
+
 SCHEMES = ("whole", "chunked")
 
 
@@ -40,17 +42,6 @@ def schedule(scheme: str, block: int, fp16: str, quant: str, tokens: int, chunk_
         return [(arm, gen, 0, tokens) for arm, gen in mirrored(block % 2 == 0)]
     return [(arm, gen, c, chunk_tokens) for c in range(tokens // chunk_tokens)
             for arm, gen in mirrored((block + c) % 2 == 0)]
-
-
-def _mean_sd_half(xs: list[float]) -> tuple[float | None, float | None, float | None]:
-    from scipy import stats as sps
-
-    if not xs:
-        return None, None, None
-    if len(xs) < 2:
-        return st.fmean(xs), None, None
-    sd = st.stdev(xs)
-    return st.fmean(xs), sd, float(sps.t.ppf(0.975, len(xs) - 1)) * sd / math.sqrt(len(xs))
 
 
 def _r(x: float | None, nd: int = 2) -> float | None:
@@ -71,7 +62,8 @@ def analyse(blocks: list[dict], fp16: str, quant: str) -> dict:
                 toks[w["arm"]] += w["tokens"]
             ratios.append(math.log((gen[(quant, 0)] + gen[(quant, 1)]) / (gen[(fp16, 0)] + gen[(fp16, 1)])))
             jitter.append(math.log(gen[(fp16, 1)] / gen[(fp16, 0)]))
-        mean, sd, half = _mean_sd_half(ratios)
+        summary = summarise(ratios)
+        mean, sd, half = summary["mean"], summary["sd"], summary["ci95_half_width_pp"]
         jsd = st.stdev(jitter) / math.sqrt(2) if len(jitter) >= 2 else None
         out[scheme] = {
             "blocks": len(ratios), "log_ratios": [round(r, 6) for r in ratios],
