@@ -89,23 +89,17 @@ def table(res: dict, fp16: str, quant: str) -> str:
     return "\n".join(lines) + f"\n\nchunked/whole time per token: {fp16} {over[fp16]}, {quant} {over[quant]}"
 
 
-def _cache_name() -> str:
-    """The keyword (and output field) generate uses for its cache: `cache` from transformers 5, where
-    `past_key_values` is a deprecated alias, else `past_key_values`."""
-    from transformers.generation.utils import GenerateDecoderOnlyOutput
-
-    return "cache" if "cache" in GenerateDecoderOnlyOutput.__dataclass_fields__ else "past_key_values"
-
-
 def probe(arms: dict, fp16: str, quant: str, tokens: int, chunk_tokens: int, blocks: int,
           clock=time.perf_counter, on_block=None) -> dict:
     """Time BLOCKS blocks of each scheme, alternating, on loaded Arms: every window, and tokens_match per
     arm (every generation of the first whole and chunked blocks gave the first whole generation's tokens).
     A chunk's cache holds all but its last token, so the next chunk's generate forwards that one alone.
     `on_block(partial)` is called after every block, so a run stopped part-way keeps what it measured."""
+    from measure.gpu.arm import cache_keyword
+
     torch = arms[fp16]._torch
     cuda = arms[fp16]._prompt.is_cuda
-    key = _cache_name()
+    key = cache_keyword()
 
     def call(arm, seq, cache, n: int, chunked: bool):
         """One timed generate: whole as Arm._eager calls it; a chunk also returns its cache to continue."""

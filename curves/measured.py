@@ -79,6 +79,13 @@ def candidate(report: dict, rel_path: str, backend: str) -> tuple[dict | None, s
             f"llm_int8_threshold {threshold}: the curve fits LLM.int8() (threshold "
             f"{LLM_INT8_THRESHOLD:g}, with its outlier decomposition)"
         )
+    chunk = get_path(report, "protocol", "chunk_tokens")
+    if chunk is not None:
+        # the same quantity by design; an anchor only once chunked runs are shown to match whole ones
+        return None, (
+            f"generations made in {chunk}-token chunks: not an anchor until chunked runs have been shown "
+            "to give the whole-generation dE% (measure/README.md, \"Chunked pairing\")"
+        )
     batch = get_path(report, "workload", "batch_size")
     if batch not in (None, REFERENCE_BATCH):
         return None, f"batch {batch}: the curve fits batch {REFERENCE_BATCH}"

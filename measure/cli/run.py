@@ -132,6 +132,15 @@ def outlier_scale_option(ctx, param, value: str | None) -> float | None:
               help="Mirrored rounds (F Q Q F, Q F F Q, ...) per block; cooldown and preroll are paid once "
               "per block.")
 @click.option(
+    "--chunk-tokens",
+    type=click.IntRange(0, 100000),
+    default=CFG.chunk_tokens,
+    show_default=True,
+    help="Make each whole generation in chunks of this many tokens, each continuing its own KV cache, the "
+    "block's generations taking turns chunk by chunk, so host speed that drifts within a generation "
+    "lands on both arms alike (eager, whole generations; 0: each generation in one call).",
+)
+@click.option(
     "--allocation",
     type=click.Choice(ALLOCATIONS),
     default=CFG.allocation,
@@ -154,7 +163,27 @@ def run(**given) -> None:
                                "random init; a --model has its own weights")
     if given["outlier_scale"] is not None and not given["outlier_dims"]:
         raise click.UsageError("QJ409: --outlier-scale needs --outlier-dims K with K > 0")
+    why = chunk_problem(given)
+    if why:
+        raise click.UsageError(f"QJ409: {why}")
     sys.exit(execute(run_options(given, sys.argv[2:])))
+
+
+def chunk_problem(given: dict) -> str | None:
+    """Why --chunk-tokens cannot run with the other options given, or None."""
+    chunk, tokens = given.get("chunk_tokens") or 0, given["tokens"]
+    if not chunk:
+        return None
+    block = min(given["block_tokens"] or tokens, tokens)
+    if given["backend"] != "eager":
+        return "--chunk-tokens runs on the eager backend only (a CUDA graph replays whole generations)"
+    if block != tokens:
+        return "--chunk-tokens chunks whole --tokens generations; drop --block-tokens"
+    if chunk >= tokens or tokens % chunk:
+        return f"--chunk-tokens must divide --tokens {tokens} into two or more chunks (e.g. 32)"
+    if (given["window_reps"] or 1) != 1 or given["rounds_per_block"] != 1:
+        return "--chunk-tokens takes one generation per window and one round per block"
+    return None
 
 
 def run_options(given: dict, argv: list[str]) -> RunOptions:
@@ -174,6 +203,7 @@ def run_options(given: dict, argv: list[str]) -> RunOptions:
         block_rounds=given["rounds_per_block"],
         allocation=given["allocation"],
         batch_size=given["batch_size"],
+        chunk_tokens=given.get("chunk_tokens") or 0,
     )
     return RunOptions(
         model=given["model"],

@@ -65,9 +65,11 @@ def trial_records(out: Outcome) -> list[dict]:
             r["notes"] += [n for n in w.notes if n not in r["notes"]]
             if w.fault:
                 r["faults"].append(w.fault)
+        # a chunked block has one window per chunk of each of its generations
+        chunks = out.config.block_tokens // out.config.chunk_tokens if out.config.chunk_tokens else 1
         for arm in blk["order"][: len(set(blk["order"]))]:
             r = per.get(arm)
-            missing = r is None or r["windows"] < blk["order"].count(arm)
+            missing = r is None or r["windows"] < blk["order"].count(arm) * chunks
             if missing or r["faults"] or not (r["has_counter"] or r["has_trace"]):
                 why = r["faults"][0] if r and r["faults"] else out.failed.get(arm, "generation missing")
                 recs.append({"block": blk["block"], "arm": arm, "status": "failed", "reason": why})

@@ -54,11 +54,14 @@ class ProtocolConfig:
     # prompts decoded together in every generation (the workload's batch); a window's `tokens` already
     # count all of them, so per-token energies divide by it only where a per-generation energy is used
     batch_size: int = 1
+    # > 0: each arm's whole block_tokens generations are made in chunks of this many tokens that continue
+    # their own KV cache, the block's generations taking turns chunk by chunk (chunk_schedule)
+    chunk_tokens: int = 0
 
 
 # What a raw record written before an option existed ran with: its absence there means this, whatever
 # today's default is (allocation: even turns; one round per block; batch 1).
-RECORD_DEFAULTS = {"allocation": "even", "block_rounds": 1, "batch_size": 1}
+RECORD_DEFAULTS = {"allocation": "even", "block_rounds": 1, "batch_size": 1, "chunk_tokens": 0}
 
 
 def block_order(arms: list[str], rng: random.Random) -> list[str]:
@@ -78,6 +81,35 @@ def block_rounds(order: list[str], rounds: int) -> list[str]:
         first = half if k % 2 == 0 else half[::-1]
         out += first + first[::-1]
     return out
+
+
+def chunk_schedule(order: list[str], generation_tokens: int, chunk_tokens: int) -> list[tuple[str, int, int]]:
+    """The windows of a chunked block: (arm, stream, chunk) for every chunk of every generation in ORDER.
+
+    Each place in the mirrored ORDER (F Q Q F) is one whole generation, its stream being the arm's k-th
+    place; its GENERATION_TOKENS are made CHUNK_TOKENS at a time, each chunk continuing its own cache. The
+    generations take turns chunk by chunk, the round turned each time as `block_rounds` turns it, so host
+    speed that drifts over seconds inside one generation lands on both arms alike instead of on whichever
+    generation it fell in (measure/README.md, "Chunked pairing")."""
+    if chunk_tokens < 1 or generation_tokens % chunk_tokens:
+        raise ValueError(f"chunk_tokens must divide {generation_tokens}, got {chunk_tokens}")
+    places, seen = [], {}
+    for arm in order:
+        places.append((arm, seen.get(arm, 0)))
+        seen[arm] = seen.get(arm, 0) + 1
+    out: list[tuple[str, int, int]] = []
+    for c in range(generation_tokens // chunk_tokens):
+        out += [(arm, stream, c) for arm, stream in _turned(places, c)]
+    return out
+
+
+def _turned(places: list[tuple[str, int]], c: int) -> list[tuple[str, int]]:
+    """Round C of the chunk rounds: PLACES as given on even rounds, each half reversed on odd ones
+    (F1 Q1 Q2 F2 -> Q1 F1 F2 Q2), so every round stays mirrored and balanced."""
+    if c % 2 == 0:
+        return list(places)
+    h = len(places) // 2
+    return places[:h][::-1] + places[h:][::-1]
 
 
 class Rounds:

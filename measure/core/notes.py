@@ -54,7 +54,10 @@ def note(out: Outcome, prec: str, source: str, int8_threshold: float | None = No
     cfg = out.config
     parts.append(
         f"results and statistics: energy per generated token of {cfg.block_tokens}-token greedy generations "
-        f"(paired per block); phases: reconstructed to {cfg.tokens}-token generations from prefill + decode "
+        "(paired per block"
+        + (f"; each generation made in {cfg.chunk_tokens}-token chunks, the block's generations taking turns "
+           "chunk by chunk" if cfg.chunk_tokens else "")
+        + "); phases: reconstructed to {cfg.tokens}-token generations from prefill + decode "
         "energy, with a direct check"
     )
     return "; ".join(parts)

@@ -189,6 +189,8 @@ def build_report(ctx: dict, out, analysis: dict, precision: str) -> dict:
             "warmup_runs": cfg.warmup_runs,
             "trials": len(out.blocks),
             "block_tokens": cfg.block_tokens,
+            # absent = every generation made in one call (what every run before this option did)
+            **({"chunk_tokens": cfg.chunk_tokens} if cfg.chunk_tokens else {}),
             "iterations_per_trial": 2 * cfg.window_reps * cfg.block_rounds,
             "arm_order": [[a for a in o[: len(set(o))] if a in arms_in] for o in out.orders],
             "seed": cfg.seed,

@@ -66,6 +66,10 @@ class Arm(Protocol):
     def generate(self, new_tokens: int) -> int:
         """Greedy-decode exactly `new_tokens` per prompt, synchronised; the tokens generated."""
 
+    def generate_chunk(self, new_tokens: int, stream: int, restart: bool) -> int:
+        """Continue generation STREAM by exactly `new_tokens` per prompt, from the prompt when RESTART,
+        reusing the stream's own KV cache, synchronised; the tokens generated (eager only)."""
+
     def perplexity(self) -> tuple[float | None, str]:
         """(perplexity, how), or (None, why not)."""
 

@@ -33,6 +33,7 @@ class Arm:
         self.weight_bytes = weight_bytes
         self._decoder = decoder  # the static backend's StaticDecoder; None for eager
         self._last = None
+        self._streams: dict[int, tuple] = {}  # generate_chunk's (sequence so far, cache) per stream
 
     @classmethod
     def of(cls, workload, precision: str, model, tokenizer, torch, dtype) -> Arm:
@@ -104,6 +105,44 @@ class Arm:
             raise GenerationFailed(f"{self.precision}: asked for {new_tokens} tokens, got {count}")
         return count * self.batch_size
 
+    def generate_chunk(self, new_tokens: int, stream: int, restart: bool) -> int:
+        """Continue generation STREAM by exactly NEW_TOKENS tokens per prompt (from the fixed prompts when
+        RESTART), greedy, on the stream's own KV cache, synchronised; the tokens generated. Eager only.
+
+        The cache `generate` returns holds every token but the last, so the next chunk forwards that one
+        token alone: a generation made in chunks does the work of one made whole, plus one `generate`
+        set-up per chunk."""
+        if self._decoder is not None:
+            raise BadArgument(f"{self.precision}: chunked generations run on the eager backend only",
+                              hint="drop --chunk-tokens, or use --backend eager")
+        if not isinstance(new_tokens, int) or isinstance(new_tokens, bool) or new_tokens < 1:
+            raise BadArgument(f"new_tokens must be a positive integer, got {new_tokens!r}",
+                              hint="use --chunk-tokens 32")
+        if not restart and stream not in self._streams:
+            raise GenerationFailed(f"{self.precision}: stream {stream} continued before it was started")
+        torch, key = self._torch, cache_keyword()
+        seq, cache = (self._prompt, None) if restart else self._streams[stream]
+        kw = {key: cache} if cache is not None else {}
+        try:
+            with torch.inference_mode():
+                out = self._model.generate(input_ids=seq, attention_mask=torch.ones_like(seq),
+                                           max_new_tokens=new_tokens, min_new_tokens=new_tokens,
+                                           return_dict_in_generate=True, **kw)
+            if out.sequences.is_cuda:
+                torch.cuda.synchronize()
+        except WorkloadError:
+            raise
+        except Exception as exc:
+            if is_oom(exc):
+                raise ArmOutOfMemory(f"{self.precision}: out of memory while generating") from exc
+            raise GenerationFailed(f"{self.precision}: generation failed: {first_line(exc)}") from exc
+        count = out.sequences.shape[1] - seq.shape[1]
+        if count != new_tokens:
+            raise GenerationFailed(f"{self.precision}: asked for {new_tokens} tokens, got {count}")
+        self._streams[stream] = (out.sequences, getattr(out, key))
+        self._last = out.sequences
+        return count * self.batch_size
+
     def _eager(self, new_tokens: int) -> int:
         torch = self._torch
         with torch.inference_mode():
@@ -152,6 +191,15 @@ class Arm:
         self._decoder = None
         self._model = None
         self._last = None
+        self._streams = {}
+
+
+def cache_keyword() -> str:
+    """The keyword (and output field) `generate` uses for its KV cache: `cache` from transformers 5.25,
+    where `past_key_values` became a deprecated alias, else `past_key_values`."""
+    from transformers.generation.utils import GenerateDecoderOnlyOutput
+
+    return "cache" if "cache" in GenerateDecoderOnlyOutput.__dataclass_fields__ else "past_key_values"
 
 
 def _eos_ids(model) -> list[int]:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from measure.core.allocation import block_delta_pct, choose, covered
 from measure.core.attribution import SAMPLER_STOPPED
-from measure.core.design import ProtocolConfig, Rounds, block_order, block_rounds
+from measure.core.design import ProtocolConfig, Rounds, block_order, block_rounds, chunk_schedule
 from measure.core.energy import integrate_j, power_steps, trace_gap_s
 from measure.core.outcome import Outcome, Window, window_ends_s
 from measure.core.seams import Arm, PowerSource, Sampler
@@ -92,6 +92,19 @@ class Protocol:
         t1 = self.clock()
         return Window(name, t0, t1, None, got, reps)
 
+    def _chunk(self, name: str, arm: Arm, stream: int, chunk: int) -> Window:
+        """One chunk of generation STREAM; the window counts the generation once, on its last chunk."""
+        cfg = self.cfg
+        t0 = self.clock()
+        got = int(arm.generate_chunk(cfg.chunk_tokens, stream, chunk == 0))
+        t1 = self.clock()
+        return Window(name, t0, t1, None, got, int(chunk == cfg.block_tokens // cfg.chunk_tokens - 1))
+
+    def _chunked_generation(self, arm: Arm) -> None:
+        """An unmeasured warm-up of the chunked path: one whole generation in chunks."""
+        for c in range(self.cfg.block_tokens // self.cfg.chunk_tokens):
+            arm.generate_chunk(self.cfg.chunk_tokens, 0, c == 0)
+
     def _idle_w(self, seconds: float) -> float:
         t0 = self.clock()
         self.sleep(seconds)
@@ -136,6 +149,8 @@ class Protocol:
                 for _ in range(cfg.warmup_runs):
                     self._safe(out, name, lambda a=arms[name]: a.generate(1))
                     self._safe(out, name, lambda a=arms[name]: a.generate(cfg.block_tokens))
+                    if cfg.chunk_tokens:
+                        self._safe(out, name, lambda a=arms[name]: self._chunked_generation(a))
                 if cfg.block_tokens != cfg.tokens and cfg.direct_check_runs:
                     self._safe(out, name, lambda a=arms[name]: a.generate(cfg.tokens))
             split["warmup"] = self.clock() - t
@@ -235,12 +250,18 @@ class Protocol:
             t_dec = self.clock()
             if cfg.preroll_tokens:  # unmeasured: brings the GPU and host out of the idle wait first
                 self._safe(out, order[0], lambda n=order[0]: arms[n].generate(cfg.preroll_tokens))
-            for name in order:
-                w = self._safe(
-                    out, name, lambda n=name: self._gen(n, arms[n], cfg.block_tokens, cfg.window_reps)
-                )
-                if w is not None:
-                    windows.append(w)
+            if cfg.chunk_tokens:
+                for name, stream, c in chunk_schedule(order, cfg.block_tokens, cfg.chunk_tokens):
+                    w = self._safe(out, name, lambda n=name, s=stream, c=c: self._chunk(n, arms[n], s, c))
+                    if w is not None:
+                        windows.append(w)
+            else:
+                for name in order:
+                    w = self._safe(
+                        out, name, lambda n=name: self._gen(n, arms[n], cfg.block_tokens, cfg.window_reps)
+                    )
+                    if w is not None:
+                        windows.append(w)
             out.time_split_s["decode"] += self.clock() - t_dec
             out.orders.append(order)
             out.blocks.append(

@@ -226,3 +226,13 @@ def test_the_outlier_sensitivity_cells_are_not_anchors_and_their_probe_rises_wit
         assert (report["workload"].get("outlier_plant") or {}).get("dims", 0) == k
         fractions.append(report["workload"]["int8_outlier_columns_fraction"])
     assert fractions == sorted(fractions) and fractions[0] < 1e-4 < fractions[1]
+
+
+def test_a_chunked_report_is_not_an_anchor_yet():
+    report = json.loads((DIRECT / "energy-nf4.json").read_text(encoding="utf-8"))
+    from curves.measured import candidate
+
+    assert candidate(report, "r.json", "eager")[0] is not None
+    report["protocol"]["chunk_tokens"] = 32
+    row, why = candidate(report, "r.json", "eager")
+    assert row is None and why.startswith("generations made in 32-token chunks")

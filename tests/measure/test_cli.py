@@ -248,3 +248,22 @@ def test_outlier_options_reach_run_options(monkeypatch):
     assert (got.outlier_dims, got.outlier_scale) == (4, 30.0)
     plain = _captured_run(monkeypatch, [])
     assert (plain.outlier_dims, plain.outlier_scale) == (0, 20.0)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--chunk-tokens", "32", "--backend", "static"], "eager backend only"),
+    (["--chunk-tokens", "32", "--block-tokens", "64"], "drop --block-tokens"),
+    (["--chunk-tokens", "48"], "must divide --tokens 256"),
+    (["--chunk-tokens", "256"], "two or more chunks"),
+    (["--chunk-tokens", "32", "--rounds-per-block", "2"], "one round per block"),
+    (["--chunk-tokens", "32", "--window-reps", "2"], "one generation per window"),
+])
+def test_bad_chunking_is_a_coded_usage_error(tmp_path, args, words):
+    res = CliRunner().invoke(main, ["run", "--synthetic", "tiny-llama", *args, "--out", str(tmp_path)])
+    assert res.exit_code == 2 and "QJ409" in res.output and words in res.output
+    assert "Traceback" not in res.output
+
+
+def test_chunk_tokens_reach_the_protocol(monkeypatch):
+    assert _captured_run(monkeypatch, ["--chunk-tokens", "32"]).protocol.chunk_tokens == 32
+    assert _captured_run(monkeypatch, []).protocol.chunk_tokens == 0

@@ -232,3 +232,47 @@ def test_a_planted_run_records_the_plant_and_replays(planted_dir, tmp_path):
     v = grade(measured, load_curves(CURVES))
     assert v.reason_code == "QJ309" and "planted outlier features" in v.reason
     assert candidate(measured, "r.json", "eager")[0] is None
+
+
+@pytest.fixture(scope="module")
+def chunked_dir(tmp_path_factory):
+    """Whole 16-token generations made in 4-token chunks on the real stack, batch 2."""
+    cfg = ProtocolConfig(tokens=16, block_tokens=16, chunk_tokens=4, trials=2, duration_s=None, warmup_runs=1,
+                         batch_size=2)
+    return _execute(tmp_path_factory, "chunked", 200, protocol=cfg)
+
+
+def test_chunked_run_is_valid_replays_and_counts_whole_generations(chunked_dir, tmp_path):
+    out, code, text = chunked_dir
+    assert code == 0, text
+    files = [str(out / "energy-nf4.json"), str(out / "energy-int8.json")]
+    result = CliRunner().invoke(main, ["check", "--json", *files])
+    assert result.exit_code == 1, result.output  # simulated power: refused as a measurement, nothing else
+    for c in json.loads(result.output):
+        assert [p["code"] for p in c["problems"] if p["severity"] == "error"] == ["QJ506"]
+    raw = json.loads(gzip.decompress((out / "energy-raw.json.gz").read_bytes()))
+    for blk in raw["outcome"]["blocks"]:
+        # F Q Q F: four generations, each in 16 / 4 = 4 chunks, one window per chunk of 2 x 4 tokens
+        assert len(blk["windows"]) == 16 and {w["tokens"] for w in blk["windows"]} == {8}
+        assert sum(w["generations"] for w in blk["windows"]) == 4
+    for name in ("energy-nf4.json", "energy-int8.json"):
+        rep = json.loads((out / name).read_text())
+        assert rep["protocol"]["chunk_tokens"] == 4 and rep["protocol"]["iterations_per_trial"] == 2
+        assert {t["tokens"] for t in rep["trials"]} == {2 * 16 * 2}  # two whole generations of two prompts
+        assert "4-token chunks" in rep["results"]["note"]
+    again = CliRunner().invoke(main, ["replay", str(out / "energy-raw.json.gz"), "--out", str(tmp_path)])
+    assert again.exit_code == 0, again.output
+    for name in ("energy-nf4.json", "energy-int8.json"):
+        assert json.loads((tmp_path / name).read_text()) == json.loads((out / name).read_text())
+
+
+def test_a_chunked_generation_gives_the_whole_generations_tokens(tmp_path):
+    from measure.gpu.workload import Workload
+
+    arm = Workload("synthetic:tiny-llama", "eager", "cpu", prompt_tokens=8, cache_dir=tmp_path).load("FP16")
+    assert arm.generate(12) == 12
+    whole = arm.last_token_ids()
+    assert [arm.generate_chunk(4, 0, c == 0) for c in range(3)] == [4, 4, 4]
+    assert arm.last_token_ids() == whole
+    assert arm.generate_chunk(4, 1, True) == 4 and arm.generate_chunk(8, 0, True) == 8  # streams apart
+    assert arm.last_token_ids() == whole[:8]

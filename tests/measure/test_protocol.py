@@ -180,3 +180,64 @@ def test_rounds_per_block_keep_drift_cancelled_and_pay_the_cooldown_once():
     assert res["statistics"]["NF4"]["delta_e_pct"]["mean"] == pytest.approx(30.0, abs=0.05)
     assert res["statistics"]["INT8"]["delta_e_pct"]["mean"] == pytest.approx(150.0, abs=0.1)
     assert all(r["generations"] == 8 for r in res["records"] if r["status"] == "ok")
+
+
+def test_chunk_schedule_turns_each_round_and_finishes_every_generation():
+    from measure.core.design import chunk_schedule
+
+    sched = chunk_schedule(["FP16", "NF4", "NF4", "FP16"], 256, 64)
+    assert len(sched) == 16
+    rounds = [sched[i : i + 4] for i in range(0, 16, 4)]
+    for c, r in enumerate(rounds):
+        arms = [a for a, _, _ in r]
+        assert arms == arms[::-1] and {k for *_, k in r} == {c}  # mirrored, one chunk of each generation
+        assert sorted((a, s) for a, s, _ in r) == [("FP16", 0), ("FP16", 1), ("NF4", 0), ("NF4", 1)]
+    assert [a for a, _, _ in rounds[0]] == ["FP16", "NF4", "NF4", "FP16"]
+    assert [a for a, _, _ in rounds[1]] == ["NF4", "FP16", "FP16", "NF4"]
+    with pytest.raises(ValueError):
+        chunk_schedule(["FP16", "NF4", "NF4", "FP16"], 256, 48)
+
+
+def test_chunked_blocks_measure_whole_generations_chunk_by_chunk():
+    cfg = quick_config(trials=4, tokens=64, block_tokens=64, chunk_tokens=16)
+    proto, arms, out = _setup(lambda t: 1.0 + 0.01 * (t - 100.0), cfg)
+    out = measured(proto, arms, out)
+    res = analyse(out)
+    assert len(out.blocks) == 8 and all(len(b["windows"]) == 16 for b in out.blocks)
+    ok = [r for r in res["records"] if r["status"] == "ok"]
+    assert len(ok) == 16 and all(r["tokens"] == 128 and r["generations"] == 2 for r in ok)
+    # the warm-up makes one chunked generation; then each NF4 block starts two streams from their prompts
+    # and continues each three times
+    warm, blocks = arms["NF4"].chunks[:4], arms["NF4"].chunks[4:]
+    assert warm == [(0, True, 16), (0, False, 16), (0, False, 16), (0, False, 16)]
+    assert len(blocks) == 4 * 8 and sum(restart for _, restart, _ in blocks) == 4 * 2
+    assert res["statistics"]["NF4"]["delta_e_pct"]["mean"] == pytest.approx(30.0, abs=0.05)
+    assert res["statistics"]["INT8"]["delta_e_pct"]["mean"] == pytest.approx(150.0, abs=0.1)
+
+
+def _block_sd(chunk_tokens: int) -> float:
+    # host speed swinging by +-30 % with a 3 s period, longer than a chunk and shorter than a generation
+    import math
+
+    cfg = quick_config(trials=8, tokens=64, block_tokens=64, chunk_tokens=chunk_tokens, pairing="paired")
+    proto, arms, out = _setup(lambda t: 1.0 + 0.3 * math.sin(2 * math.pi * t / 3.0), cfg,
+                              steps={"FP16": 0.020, "NF4": 0.026})
+    res = analyse(measured(proto, arms, out))
+    return res["statistics"]["NF4"]["delta_e_pct"]["sd"]
+
+
+def test_chunks_pair_away_host_speed_that_moves_within_a_generation():
+    whole, chunked = _block_sd(0), _block_sd(8)
+    assert chunked < 0.4 * whole, (whole, chunked)
+
+
+def test_an_arm_failing_mid_generation_fails_its_trial():
+    cfg = quick_config(trials=2, tokens=32, block_tokens=32, chunk_tokens=8, pairing="paired")
+    # warm-up (generate 1, generate 32, 4 chunks) is 6 calls and the prefill bursts 2 more: the 9th call,
+    # block 0's first NF4 chunk, fails, and with it every NF4 trial
+    proto, arms, out = _setup(lambda t: 1.0, cfg, steps={"FP16": 0.020, "NF4": 0.026},
+                              NF4={"fail_after": 8})
+    res = analyse(measured(proto, arms, out))
+    nf4 = [r for r in res["records"] if r["arm"] == "NF4"]
+    assert nf4 and all(r["status"] == "failed" for r in nf4)
+    assert "out of memory" in nf4[0]["reason"]

@@ -116,6 +116,8 @@ class FakeArm:
         self.params_b, self.weight_bytes = params_b, weight_bytes
         self.batch = batch  # prompts decoded together: a generation of n tokens yields batch * n
         self.calls = 0
+        self.chunks: list[tuple[int, bool, int]] = []
+        self.streams: set[int] = set()
         self.fail_after, self.interrupt_after = fail_after, interrupt_after
         self.exc = exc or RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB")
 
@@ -135,6 +137,18 @@ class FakeArm:
             duration *= max(0.2, 1.0 + rng.gauss(0.0, sd))
         self.clock.sleep(duration)
         return n * self.batch
+
+    def generate_chunk(self, n: int, stream: int, restart: bool) -> int:
+        """A chunk of a generation: the prefill only when it starts one (`chunks` records every call)."""
+        self.chunks.append((stream, restart, n))
+        if not restart and stream not in self.streams:
+            raise RuntimeError(f"stream {stream} continued before it was started")
+        self.streams.add(stream)
+        prefill, self.prefill_s = self.prefill_s, self.prefill_s if restart else self.step_s
+        try:
+            return self.generate(n)
+        finally:
+            self.prefill_s = prefill
 
     def prepare(self, n: int) -> None:
         """Nothing to capture: an eager arm."""
