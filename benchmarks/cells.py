@@ -65,6 +65,7 @@ def row(report_path: Path, facts: dict) -> dict:
         "int8_threshold": work.get("int8_outlier_threshold"),
         "backend": work.get("backend"),
         "batch": work.get("batch_size", 1),
+        "chunk_tokens": rep.get("protocol", {}).get("chunk_tokens"),
         "card": (sut.get("gpu_uuid_sha256") or "")[:8] or None,
         "gpu": sut.get("gpu"),
         "timestamp_utc": rep.get("timestamp_utc"),
@@ -103,7 +104,8 @@ def table(rows: list[dict]) -> str:
              "| FP16 roofline | SM MHz loaded |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
-        cond = f"{r['precision']}{' t0' if r['int8_threshold'] == 0 else ''} {r['backend']} b{r['batch']}"
+        cond = f"{r['precision']}{' t0' if r['int8_threshold'] == 0 else ''} {r['backend']} b{r['batch']}" + (
+            f" chunks of {r['chunk_tokens']}" if r["chunk_tokens"] else "")
         lines.append(
             f"| {r['run']} | {cond} | {r['card'] or '—'} | {_f(r['wall_s'], '{:.0f}')} | "
             f"{_f(r['delta_e_pct'], '{:+.1f}')} ± {_f(r['ci95_pp'], '{:.1f}')} ({_f(r['blocks'], '{}')}) | "

@@ -49,7 +49,21 @@ def test_a_cell_gives_one_row_per_report_with_its_wall_and_clocks(tmp_path):
     assert r["card"] == rep["system_under_test"]["gpu_uuid_sha256"][:8]
     assert r["quant_tok_s"] == rep["arms"]["INT8"]["throughput_tokens_per_s"]
     nf4 = rows[("camp/two-arms", "energy-nf4.json")]
-    assert nf4["precision"] == "NF4" and nf4["blocks"] == 4
+    assert nf4["precision"] == "NF4" and nf4["blocks"] == 4 and nf4["chunk_tokens"] is None
+    assert r["chunk_tokens"] is None
+
+
+def test_a_chunked_run_says_so_in_its_condition(tmp_path, capsys):
+    cell = tmp_path / "camp" / "c1"
+    shutil.copytree(CAMPAIGN / "qwen2-0.5b-d1", cell)
+    for name in ("energy-nf4.json", "energy-int8.json"):
+        rep = json.loads((cell / name).read_text())
+        rep["protocol"]["chunk_tokens"] = 32
+        (cell / name).write_text(json.dumps(rep))
+    assert main([str(tmp_path / "camp")]) == 0
+    out = capsys.readouterr().out
+    assert "| camp/c1 | NF4 eager b1 chunks of 32 |" in out
+    assert "| camp/c1 | INT8 eager b1 chunks of 32 |" in out
 
 
 def test_the_committed_grid_prints_the_figures_its_readme_quotes(capsys):
