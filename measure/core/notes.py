@@ -57,7 +57,7 @@ def note(out: Outcome, prec: str, source: str, int8_threshold: float | None = No
         "(paired per block"
         + (f"; each generation made in {cfg.chunk_tokens}-token chunks, the block's generations taking turns "
            "chunk by chunk" if cfg.chunk_tokens else "")
-        + "); phases: reconstructed to {cfg.tokens}-token generations from prefill + decode "
+        + f"); phases: reconstructed to {cfg.tokens}-token generations from prefill + decode "
         "energy, with a direct check"
     )
     return "; ".join(parts)
