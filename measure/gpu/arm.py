@@ -87,23 +87,8 @@ class Arm:
     def generate(self, new_tokens: int) -> int:
         """Greedy-decode exactly NEW_TOKENS tokens after each fixed prompt, all prompts together; returns
         the tokens generated (NEW_TOKENS × batch size), synchronised."""
-        if not isinstance(new_tokens, int) or isinstance(new_tokens, bool) or new_tokens < 1:
-            raise BadArgument(f"new_tokens must be a positive integer, got {new_tokens!r}",
-                              hint="use --tokens 256")
-        try:
-            if self._decoder is not None:
-                count = self._decoder.generate(new_tokens)
-            else:
-                count = self._eager(new_tokens)
-        except WorkloadError:
-            raise
-        except Exception as exc:
-            if is_oom(exc):
-                raise ArmOutOfMemory(f"{self.precision}: out of memory while generating") from exc
-            raise GenerationFailed(f"{self.precision}: generation failed: {first_line(exc)}") from exc
-        if count != new_tokens:
-            raise GenerationFailed(f"{self.precision}: asked for {new_tokens} tokens, got {count}")
-        return count * self.batch_size
+        decode = self._decoder.generate if self._decoder is not None else self._eager
+        return self._decoded(new_tokens, "use --tokens 256", lambda: decode(new_tokens))
 
     def generate_chunk(self, new_tokens: int, stream: int, restart: bool) -> int:
         """Continue generation STREAM by exactly NEW_TOKENS tokens per prompt (from the fixed prompts when
@@ -115,33 +100,41 @@ class Arm:
         if self._decoder is not None:
             raise BadArgument(f"{self.precision}: chunked generations run on the eager backend only",
                               hint="drop --chunk-tokens, or use --backend eager")
-        if not isinstance(new_tokens, int) or isinstance(new_tokens, bool) or new_tokens < 1:
-            raise BadArgument(f"new_tokens must be a positive integer, got {new_tokens!r}",
-                              hint="use --chunk-tokens 32")
         if not restart and stream not in self._streams:
             raise GenerationFailed(f"{self.precision}: stream {stream} continued before it was started")
-        torch, key = self._torch, cache_keyword()
-        seq, cache = (self._prompt, None) if restart else self._streams[stream]
-        kw = {key: cache} if cache is not None else {}
+        return self._decoded(new_tokens, "use --chunk-tokens 32",
+                             lambda: self._eager_chunk(new_tokens, stream, restart))
+
+    def _decoded(self, new_tokens: int, hint: str, decode) -> int:
+        """DECODE() (which returns the tokens it made per prompt) with the checks and error mapping every
+        decode shares; the tokens generated over all prompts."""
+        if not isinstance(new_tokens, int) or isinstance(new_tokens, bool) or new_tokens < 1:
+            raise BadArgument(f"new_tokens must be a positive integer, got {new_tokens!r}", hint=hint)
         try:
-            with torch.inference_mode():
-                out = self._model.generate(input_ids=seq, attention_mask=torch.ones_like(seq),
-                                           max_new_tokens=new_tokens, min_new_tokens=new_tokens,
-                                           return_dict_in_generate=True, **kw)
-            if out.sequences.is_cuda:
-                torch.cuda.synchronize()
+            count = decode()
         except WorkloadError:
             raise
         except Exception as exc:
             if is_oom(exc):
                 raise ArmOutOfMemory(f"{self.precision}: out of memory while generating") from exc
             raise GenerationFailed(f"{self.precision}: generation failed: {first_line(exc)}") from exc
-        count = out.sequences.shape[1] - seq.shape[1]
         if count != new_tokens:
             raise GenerationFailed(f"{self.precision}: asked for {new_tokens} tokens, got {count}")
+        return count * self.batch_size
+
+    def _eager_chunk(self, new_tokens: int, stream: int, restart: bool) -> int:
+        torch, key = self._torch, cache_keyword()
+        seq, cache = (self._prompt, None) if restart else self._streams[stream]
+        kw = {key: cache} if cache is not None else {}
+        with torch.inference_mode():
+            out = self._model.generate(input_ids=seq, attention_mask=torch.ones_like(seq),
+                                       max_new_tokens=new_tokens, min_new_tokens=new_tokens,
+                                       return_dict_in_generate=True, **kw)
+        if out.sequences.is_cuda:
+            torch.cuda.synchronize()
         self._streams[stream] = (out.sequences, getattr(out, key))
         self._last = out.sequences
-        return count * self.batch_size
+        return out.sequences.shape[1] - seq.shape[1]
 
     def _eager(self, new_tokens: int) -> int:
         torch = self._torch
