@@ -93,23 +93,9 @@ def chunk_schedule(order: list[str], generation_tokens: int, chunk_tokens: int) 
     generation it fell in (measure/README.md, "Chunked pairing")."""
     if chunk_tokens < 1 or generation_tokens % chunk_tokens:
         raise ValueError(f"chunk_tokens must divide {generation_tokens}, got {chunk_tokens}")
-    places, seen = [], {}
-    for arm in order:
-        places.append((arm, seen.get(arm, 0)))
-        seen[arm] = seen.get(arm, 0) + 1
-    out: list[tuple[str, int, int]] = []
-    for c in range(generation_tokens // chunk_tokens):
-        out += [(arm, stream, c) for arm, stream in _turned(places, c)]
-    return out
-
-
-def _turned(places: list[tuple[str, int]], c: int) -> list[tuple[str, int]]:
-    """Round C of the chunk rounds: PLACES as given on even rounds, each half reversed on odd ones
-    (F1 Q1 Q2 F2 -> Q1 F1 F2 Q2), so every round stays mirrored and balanced."""
-    if c % 2 == 0:
-        return list(places)
-    h = len(places) // 2
-    return places[:h][::-1] + places[h:][::-1]
+    turned, n = block_rounds(order, generation_tokens // chunk_tokens), len(order)
+    # within each round an arm's k-th place is its k-th generation, whichever way the round is turned
+    return [(arm, turned[i - i % n : i].count(arm), i // n) for i, arm in enumerate(turned)]
 
 
 class Rounds:
