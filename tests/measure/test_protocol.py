@@ -215,6 +215,18 @@ def test_chunked_blocks_measure_whole_generations_chunk_by_chunk():
     assert res["statistics"]["INT8"]["delta_e_pct"]["mean"] == pytest.approx(150.0, abs=0.1)
 
 
+def test_a_duration_bounded_chunked_run_ends_on_whole_blocks():
+    # the campaign's chunked cells are bounded by --duration with one quantized arm, as here
+    cfg = quick_config(tokens=64, block_tokens=64, chunk_tokens=16, duration_s=20.0, allocation="target")
+    proto, arms, out = _setup(lambda t: 1.0, cfg, steps={"FP16": 0.020, "NF4": 0.026})
+    out = measured(proto, arms, out)
+    assert len(out.blocks) >= 2 and all(len(b["windows"]) == 16 for b in out.blocks)
+    assert out.time_split_s["decode"] + out.time_split_s["cooldown"] <= 20.0 + 6.5
+    nf4 = analyse(out)["statistics"]["NF4"]
+    assert nf4["n_pairs"] == len(out.blocks)
+    assert nf4["delta_e_pct"]["mean"] == pytest.approx(30.0, abs=0.05)
+
+
 def _block_sd(chunk_tokens: int) -> float:
     # host speed swinging by +-30 % with a 3 s period, longer than a chunk and shorter than a generation
     import math
