@@ -53,6 +53,7 @@ def projection(report: dict) -> dict | None:
         "precision": wl.get("precision"),
         "backend": wl.get("backend") or "eager",
         "batch": wl.get("batch_size") or 1,
+        "chunk_tokens": (report.get("protocol") or {}).get("chunk_tokens"),
         "delta_e_pct": round(obs, 1),
         "blocks": n,
         "half_width_pp": round(half, 1),
@@ -87,8 +88,10 @@ def table(rows: list[dict]) -> str:
     for r in rows:
         secs = r["seconds_needed"]
         time_text = "never" if secs is None else f"{secs / 60:.0f} min" if secs >= 600 else f"{secs} s"
+        cond = f"{r['precision']} {r['backend']} b{r['batch']}" + (
+            f" chunks of {r['chunk_tokens']}" if r["chunk_tokens"] else "")
         lines.append(
-            f"| {r['run']} | {r['precision']} {r['backend']} b{r['batch']} | {r['delta_e_pct']:+.1f} | "
+            f"| {r['run']} | {cond} | {r['delta_e_pct']:+.1f} | "
             f"{r['half_width_pp']} ({r['blocks']}) | {r['target_pp']} | {r['block_s']} | "
             f"{r['blocks_needed']}{' (met)' if r['met'] else ''} | {time_text} |"
         )

@@ -43,3 +43,17 @@ def test_the_command_prints_one_row_per_run(capsys):
     assert main([str(f) for f in FOLDERS]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("| run |") and len(lines) == 2 + len(collect(FOLDERS))
+
+
+def test_chunked_runs_say_so_in_their_condition(capsys):
+    rows = collect(FOLDERS)
+    chunked = [r for r in rows if r["chunk_tokens"]]
+    # the campaign's chunked-pairing cells (32-token windows inside whole 256-token generations)
+    names = {r["run"] for r in chunked}
+    assert names >= {"hopper-campaign/qwen2-0.5b-c1-nf4", "hopper-campaign/qwen2-1.5b-c1-nf4"}
+    assert all(r["chunk_tokens"] == 32 for r in chunked)
+    assert main([str(FOLDERS[0])]) == 0
+    out = capsys.readouterr().out.splitlines()
+    line = next(x for x in out if "qwen2-0.5b-c1-nf4" in x)
+    assert "NF4 eager b1 chunks of 32" in line
+    assert not any("chunks of" in x for x in out if "-d3-" in x)
