@@ -18,7 +18,7 @@ from curves.anchors import read_anchor_files, read_anchors
 from curves.fit import DEFAULT_SETTINGS, fit, version_hash
 from curves.measured import build_csv, main, report_id
 from curves.repeats import between_run, standard_error_pp
-from tests.curves.helpers import ANCHORS, MEASURED_HOPPER, ROOT
+from tests.curves.helpers import ANCHORS, CURVES, MEASURED_HOPPER, ROOT
 
 CAMPAIGN = ROOT / "measurements" / "hopper-campaign"
 DIRECT = CAMPAIGN / "tinyllama-1.1b-direct"
@@ -236,3 +236,19 @@ def test_a_chunked_report_is_not_an_anchor_yet():
     report["protocol"]["chunk_tokens"] = 32
     row, why = candidate(report, "r.json", "eager")
     assert row is None and why.startswith("generations made in 32-token chunks")
+
+
+def test_the_committed_chunked_cells_are_graded_but_left_out_of_the_fit():
+    _, skipped = build_csv(CAMPAIGN, "quantjoule-hopper")
+    why = dict(skipped)
+    curves = json.loads(CURVES.read_text(encoding="utf-8"))
+    cells = sorted(p.parent.name for p in CAMPAIGN.glob("*-c1-*/energy.json"))
+    assert cells == ["qwen2-0.5b-c1-nf4", "qwen2-1.5b-c1-int8", "qwen2-1.5b-c1-nf4"]
+    for name in cells:
+        reason = why[f"measurements/hopper-campaign/{name}/energy.json"]
+        assert reason.startswith("generations made in 32-token chunks: not an anchor"), reason
+        report = json.loads((CAMPAIGN / name / "energy.json").read_text(encoding="utf-8"))
+        verdict = grade(report, curves)
+        # each is still graded like with like: the 256-token quantity against its model's own runs
+        assert verdict.label == "confirmation" and abs(verdict.z) <= 2, (name, verdict)
+        assert verdict.condition and "256" in verdict.condition and verdict.ref_source == "runs"
