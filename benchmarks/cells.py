@@ -95,6 +95,14 @@ def collect(folders: list[Path]) -> list[dict]:
     return rows
 
 
+def condition(r: dict) -> str:
+    """A row's condition as the tables print it: "NF4 eager b1", with " t0" for LLM.int8() at threshold 0
+    and " chunks of K" for chunked generations (shared with benchmarks.ci_budget)."""
+    t0 = " t0" if r.get("int8_threshold") == 0 else ""
+    chunks = f" chunks of {r['chunk_tokens']}" if r.get("chunk_tokens") else ""
+    return f"{r['precision']}{t0} {r['backend']} b{r['batch']}{chunks}"
+
+
 def _f(value, fmt: str) -> str:
     return "—" if value is None else fmt.format(value)
 
@@ -104,8 +112,7 @@ def table(rows: list[dict]) -> str:
              "| FP16 roofline | SM MHz loaded |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
-        cond = f"{r['precision']}{' t0' if r['int8_threshold'] == 0 else ''} {r['backend']} b{r['batch']}" + (
-            f" chunks of {r['chunk_tokens']}" if r["chunk_tokens"] else "")
+        cond = condition(r)
         lines.append(
             f"| {r['run']} | {cond} | {r['card'] or '—'} | {_f(r['wall_s'], '{:.0f}')} | "
             f"{_f(r['delta_e_pct'], '{:+.1f}')} ± {_f(r['ci95_pp'], '{:.1f}')} ({_f(r['blocks'], '{}')}) | "

@@ -82,16 +82,16 @@ def collect(folders: list[Path]) -> list[dict]:
 
 
 def table(rows: list[dict]) -> str:
+    from benchmarks.cells import condition
+
     head = ("| run | condition | ΔE% | ± now (blocks) | target | s per block | blocks to target | "
             "device time to target |")
     lines = [head, "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         secs = r["seconds_needed"]
         time_text = "never" if secs is None else f"{secs / 60:.0f} min" if secs >= 600 else f"{secs} s"
-        cond = f"{r['precision']} {r['backend']} b{r['batch']}" + (
-            f" chunks of {r['chunk_tokens']}" if r["chunk_tokens"] else "")
         lines.append(
-            f"| {r['run']} | {cond} | {r['delta_e_pct']:+.1f} | "
+            f"| {r['run']} | {condition(r)} | {r['delta_e_pct']:+.1f} | "
             f"{r['half_width_pp']} ({r['blocks']}) | {r['target_pp']} | {r['block_s']} | "
             f"{r['blocks_needed']}{' (met)' if r['met'] else ''} | {time_text} |"
         )
