@@ -56,7 +56,10 @@ def test_check_flag_and_a_missing_folder(tmp_path):
     assert bad.exit_code == 1 and "QJ311" in bad.output
     gone = runner.invoke(main, ["--reports", str(tmp_path / "nope")])
     assert gone.exit_code == 2 and "QJ312" in gone.output and "hint" in gone.output
-    with runner.isolated_filesystem(temp_dir=tmp_path):  # reports outside the folder it runs in
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with pytest.MonkeyPatch.context() as mp:  # reports outside the folder it runs in
+        mp.chdir(elsewhere)
         away = runner.invoke(main, ["--reports", str(CAMPAIGN), "--check"])
     assert away.exit_code == 2 and "QJ312" in away.output and "checkout's root" in away.output
     assert away.exception is None or isinstance(away.exception, SystemExit)
