@@ -16,6 +16,8 @@ import json
 import math
 from pathlib import Path
 
+from benchmarks.cells import condition
+
 MAX_BLOCKS = 100_000  # past this the answer is "never", whatever the exact count
 
 
@@ -82,8 +84,6 @@ def collect(folders: list[Path]) -> list[dict]:
 
 
 def table(rows: list[dict]) -> str:
-    from benchmarks.cells import condition
-
     head = ("| run | condition | ΔE% | ± now (blocks) | target | s per block | blocks to target | "
             "device time to target |")
     lines = [head, "| --- | --- | --- | --- | --- | --- | --- | --- |"]
