@@ -138,8 +138,10 @@ def group_points(anchor_rows: list[dict]) -> dict[tuple[str, str, str], list[dic
     return by_group
 
 
-def fit(anchor_rows: list[dict], settings: dict | None = None) -> dict:
-    """curves.json content for `anchor_rows` (rows as read from the anchors CSV). Pure and deterministic."""
+def fit(anchor_rows: list[dict], settings: dict | None = None, *, loo: bool = True) -> dict:
+    """curves.json content for `anchor_rows` (rows as read from the anchors CSV). Pure and deterministic.
+    `loo=False` skips each group's leave-one-out refits: its `loo_rmse_pp` is then null, and nothing a
+    verdict reads changes (the refits only measure the curve's out-of-sample error)."""
     settings = copy.deepcopy(DEFAULT_SETTINGS if settings is None else settings)
     fitted, unfitted = {}, {}
     for (arch, precision, backend), pts in sorted(group_points(anchor_rows).items()):
@@ -155,7 +157,7 @@ def fit(anchor_rows: list[dict], settings: dict | None = None) -> dict:
         ):
             unfitted[key] = f"{len(pts)} anchor point(s); at least {need} are needed"
         else:
-            fitted[key] = fit_group(pts, precision, settings)
+            fitted[key] = fit_group(pts, precision, settings, loo=loo)
 
     rss_dof: dict[str, list[tuple[float, int]]] = {}
     pool_from = set(settings["pooled_sources"])

@@ -23,16 +23,18 @@ CORPUS = sorted(
 )
 
 
-def _plan_point(text: str, curves: dict) -> dict:
-    ctx = PlanContext(curves=curves, records={}, gallery_base={})
+def _plan_point(text: str, curves: dict, gallery_base: dict) -> dict:
+    # Planned against the base branch's gallery, as the bot plans: only the plots the report changes are
+    # rendered (an empty base would render all of them for every report).
+    ctx = PlanContext(curves=curves, records={}, gallery_base=dict(gallery_base))
     body = form_body(text, gpu=None)  # the form's GPU field is issue state (QJ511), not the report's
     return build_plan(read_event(issues_event(body=body), "issues"), ctx)["points"][0]
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.name)
-def test_check_accepts_and_grades_exactly_as_the_bot_plans(path, curves_data):
+def test_check_accepts_and_grades_exactly_as_the_bot_plans(path, curves_data, base_gallery):
     text = path.read_text(encoding="utf-8")
-    point = _plan_point(text, curves_data)
+    point = _plan_point(text, curves_data, base_gallery)
     result = CliRunner().invoke(measure_main, ["check", "--json", str(path)])
     checked = json.loads(result.output)[0]
     bot_accepts = point["status"] == "accepted"

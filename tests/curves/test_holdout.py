@@ -64,3 +64,17 @@ def test_a_wide_run_would_detect_less_than_the_same_run_at_the_target():
     assert held["mdd_at_target_pp"] < held["mdd_pp"] - 10
     assert summarise(results)["NF4"]["max_mdd_at_target_pp"] < summarise(results)["NF4"]["max_mdd_pp"]
     assert all(r["mdd_at_target_pp"] is None for r in leave_one_run_out([], rows, reports))
+
+
+def test_a_fit_without_its_leave_one_out_refits_grades_the_same():
+    from curves.fit import fit
+    from curves.grade import grade
+
+    rows, reports = _runs([(0.5, 30.0), (0.5, 33.0), (1.5, 27.5), (3.0, 31.2), (3.0, 28.8)])
+    full, quick = fit(rows), fit(rows, loo=False)
+    (key,) = full["groups"]
+    assert full["groups"][key]["loo_rmse_pp"] is not None and quick["groups"][key]["loo_rmse_pp"] is None
+    quick["groups"][key]["loo_rmse_pp"] = full["groups"][key]["loo_rmse_pp"]
+    assert quick == full
+    for report in reports.values():
+        assert grade(report, quick) == grade(report, full)
