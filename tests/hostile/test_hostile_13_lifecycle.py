@@ -14,6 +14,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+import bot.refresh
 from bot.cli import main as bot_main
 from bot.forge import Retrier, apply_plan
 from bot.forge_local import LocalForge
@@ -249,9 +250,14 @@ def test_refresh_survives_a_big_integer_edit_and_an_unreadable_issue(
     )
     fake.inject(Fault("GET", f"/issues/{unreadable}/comments$", status=500, times=1000))
     monkeypatch.setenv("GITHUB_TOKEN", "read-token")
+    # The CLI's retrier backs off for real (1 + 2 + 4 + 8 + 16 s on a 500 that never clears): record
+    # the delays instead of sleeping them.
+    delays: list[float] = []
+    monkeypatch.setattr(bot.refresh, "Retrier", lambda: Retrier(sleep=delays.append))
     common = ["--repo", fake.slug, "--api-url", fake.base_url, "--repo-dir", str(checkout)]
     out = CliRunner().invoke(bot_main, ["refresh-plan", *common, "--out-dir", str(tmp_path / "plans")])
     assert out.exit_code == 0 and "Traceback" not in out.output and "QJ518" in out.output
+    assert len(delays) == Retrier.attempts - 1 and delays == sorted(delays) and delays[0] < delays[-1]
     plans = {n: json.loads((tmp_path / "plans" / f"issue-{n}.json").read_text()) for n in numbers}
     assert plans[big]["status"] == "refused" and "QJ012" in plans[big]["comment"]["body"]
     assert plans[good]["status"] == "accepted" and plans[unreadable]["failed"]
